@@ -1,0 +1,85 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { ApiKeyEntry, Plan } from '../../infra/config.js';
+import { forbidden, unauthorized } from './errors.js';
+
+export interface Principal {
+  orgId: string;
+  plan: Plan;
+  /** Where the credential came from: the deployment list, or a database principal (video). */
+  source: 'deployment' | 'principal' | 'bearer';
+  principalId?: string;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    principal?: Principal;
+  }
+}
+
+const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/**
+ * Keys are kept only as SHA-256 digests. A presented key is hashed, looked up by digest, and the
+ * digests compared in constant time, so neither the map nor the comparison leaks key bytes.
+ */
+export class KeyRing {
+  private readonly byDigest = new Map<string, { digest: Buffer; principal: Principal }>();
+
+  constructor(entries: ApiKeyEntry[] = []) {
+    for (const e of entries) this.add(e.key, { orgId: e.orgId, plan: e.plan, source: 'deployment' });
+  }
+
+  add(key: string, principal: Principal): void {
+    const digest = sha256(key);
+    this.byDigest.set(digest.toString('hex'), { digest, principal });
+  }
+
+  addDigest(digestHex: string, principal: Principal): void {
+    this.byDigest.set(digestHex, { digest: Buffer.from(digestHex, 'hex'), principal });
+  }
+
+  removeDigest(digestHex: string): void {
+    this.byDigest.delete(digestHex);
+  }
+
+  verify(key: string | undefined): Principal | null {
+    if (!key) return null;
+    const digest = sha256(key);
+    const hit = this.byDigest.get(digest.toString('hex'));
+    return hit && timingSafeEqual(hit.digest, digest) ? hit.principal : null;
+  }
+}
+
+export const digestKey = (key: string): string => sha256(key).toString('hex');
+
+/** 401 unless `x-api-key` names a known key; sets `req.principal`. */
+export function authenticate(keys: KeyRing, header = 'x-api-key'): RequestHandler {
+  return (req, _res, next) => {
+    const principal = keys.verify(req.get(header) ?? undefined);
+    if (!principal) return next(unauthorized());
+    req.principal = principal;
+    next();
+  };
+}
+
+/**
+ * 403 unless the principal's organization equals each named place: a header (e.g. `x-org-id`)
+ * and/or a path parameter (e.g. `org_id`). A missing organization header is a 401 like a missing key.
+ */
+export function requireOrg(opts: { header?: string; param?: string }): RequestHandler {
+  return (req, _res, next) => {
+    const p = req.principal;
+    if (!p) return next(unauthorized());
+    if (opts.header) {
+      const h = req.get(opts.header);
+      if (!h) return next(unauthorized(`missing ${opts.header} header`));
+      if (h !== p.orgId) return next(forbidden());
+    }
+    if (opts.param) {
+      const v = req.params[opts.param];
+      if (v !== undefined && v !== p.orgId) return next(forbidden());
+    }
+    next();
+  };
+}

@@ -1,0 +1,58 @@
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { ZodError } from 'zod';
+import { HttpError } from './errors.js';
+import { describeZodError } from './validate.js';
+
+/**
+ * Error body styles. The rule engine answers Document 1's `{statusCode, message, code, timestamp}`;
+ * every other service answers `{error, message}` plus its extras (CONTRACTS.md section 2).
+ */
+export type ErrorStyle = 'rule-engine' | 'standard';
+
+interface Normalized {
+  status: number;
+  code: string;
+  message: string;
+  extra: Record<string, unknown>;
+  details?: unknown;
+}
+
+/** body-parser errors carry `type` and `status`; these are the client's fault, with a clear message. */
+function fromBodyParser(err: { type?: string; status?: number; message?: string }): Normalized | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return { status: 400, code: 'malformed_json', message: `request body is not valid JSON: ${err.message ?? ''}`.trim(), extra: {} };
+    case 'entity.too.large':
+      return { status: 413, code: 'payload_too_large', message: 'request body exceeds the size limit', extra: {} };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 415, code: 'unsupported_encoding', message: err.message ?? 'unsupported body encoding', extra: {} };
+    default:
+      return null;
+  }
+}
+
+export function normalizeError(err: unknown): Normalized {
+  if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message, extra: err.extra, details: err.details };
+  if (err instanceof ZodError) return { status: 400, code: 'validation_error', message: describeZodError(err), extra: {}, details: err.issues };
+  const parser = typeof err === 'object' && err !== null ? fromBodyParser(err as never) : null;
+  if (parser) return parser;
+  return { status: 500, code: 'internal_error', message: 'internal error', extra: {} };
+}
+
+export function errorBody(style: ErrorStyle, e: Normalized, req: Request): Record<string, unknown> {
+  if (style === 'rule-engine') {
+    return { statusCode: e.status, message: e.message, code: e.status, error: e.code, timestamp: new Date().toISOString(), ...e.extra };
+  }
+  return { status: 'error', error: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}), request_id: req.id, ...e.extra };
+}
+
+/** Express error middleware in the given style; a 5xx is logged with its stack, never sent. */
+export function presentError(style: ErrorStyle): ErrorRequestHandler {
+  return (err, req, res: Response, next) => {
+    if (res.headersSent) return next(err);
+    const e = normalizeError(err);
+    if (e.status >= 500) req.log.error({ err }, 'request failed');
+    res.status(e.status).json(errorBody(style, e, req));
+  };
+}

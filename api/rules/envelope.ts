@@ -1,0 +1,16 @@
+import type { Response } from 'express';
+
+/** Document 1's response envelope for every successful rule-engine body. */
+export function envelope(res: Response, status: number, data: unknown, message?: string): void {
+  sendJson(res, status, JSON.stringify(message === undefined ? { success: true, data } : { success: true, data, message }));
+}
+
+/**
+ * Sends JSON text as it is. The transaction answer embeds the processedRules JSON that the topic
+ * message also carries, so it is serialised once; and the ETag of `res.json` (a hash of every
+ * body) buys nothing for answers that are never the same twice.
+ */
+export function sendJson(res: Response, status: number, json: string): void {
+  res.status(status).setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(json);
+}

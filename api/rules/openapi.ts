@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import {
+  bulkResult,
+  decisionView,
+  fieldBody,
+  fieldView,
+  pageQuery,
+  previewBody,
+  rowPatch,
+  rowsBody,
+  rowsPage,
+  ruleBody,
+  ruleEngineEnvelope as ok,
+  ruleEngineErrorBody,
+  ruleView,
+  sqlPreviewItem,
+  statusBody,
+  tableBody,
+  tableView,
+  transactionSchema,
+} from '../../schemas/http/rules.js';
+import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+
+export const OPENAPI_PATH = '/rule-engine/openapi.json';
+
+const org = z.object({ orgId: z.string() });
+const field = z.object({ orgId: z.string(), fieldName: z.string() });
+const rule = z.object({ orgId: z.string(), ruleId: z.string() });
+const table = z.object({ orgId: z.string(), tableName: z.string() });
+const tableRow = z.object({ orgId: z.string(), tableName: z.string(), id: z.string() });
+
+const error = (description: string) => ({ description, schema: ruleEngineErrorBody });
+const errors = {
+  400: error('Invalid request; message says what is wrong and where'),
+  401: error('Missing or unknown x-api-key'),
+  403: error("The key's organization is not orgId"),
+};
+const missing = { 404: error('No such field, rule, table or row') };
+const okWith = (description: string, data: z.ZodType) => ({ description, schema: ok(data) });
+
+/** Every route of the rule engine (api/rules/*.ts); the routes validate with the same schemas. */
+const routes: RouteDoc[] = [
+  { method: 'get', path: '/fields/:orgId', summary: 'List custom fields', params: org, responses: { 200: okWith('Custom fields', z.array(fieldView)), ...errors } },
+  {
+    method: 'post',
+    path: '/fields/:orgId',
+    summary: 'Register a custom field transactions may carry',
+    params: org,
+    body: { schema: fieldBody },
+    responses: { 201: { description: 'Created (no body)' }, ...errors, 409: error('The field exists') },
+  },
+  { method: 'get', path: '/fields/:orgId/:fieldName', summary: 'Read one custom field', params: field, responses: { 200: okWith('The field', fieldView), ...errors, ...missing } },
+  { method: 'get', path: '/rules/:orgId', summary: 'List rules', params: org, responses: { 200: okWith('Rules', z.array(ruleView)), ...errors } },
+  {
+    method: 'post',
+    path: '/rules/:orgId',
+    summary: 'Create a rule; its expressions are checked against the organization schema',
+    params: org,
+    body: { schema: ruleBody },
+    responses: { 201: okWith('Id of the new rule', z.object({ ruleId: z.string() })), ...errors },
+  },
+  { method: 'get', path: '/rules/:orgId/:ruleId', summary: 'Read one rule', params: rule, responses: { 200: okWith('The rule', ruleView), ...errors, ...missing } },
+  {
+    method: 'put',
+    path: '/rules/:orgId/:ruleId',
+    summary: 'Replace a rule whole',
+    params: rule,
+    body: { schema: ruleBody },
+    responses: { 200: okWith('The saved rule', ruleView), ...errors, ...missing },
+  },
+  { method: 'delete', path: '/rules/:orgId/:ruleId', summary: 'Delete a rule', params: rule, responses: { 200: okWith('Id of the deleted rule', z.object({ ruleId: z.string() })), ...errors, ...missing } },
+  {
+    method: 'patch',
+    path: '/rules/:orgId/:ruleId/status',
+    summary: 'Activate or deactivate a rule',
+    params: rule,
+    body: { schema: statusBody },
+    responses: { 200: okWith('The new status', z.object({ ruleId: z.string(), active: z.boolean() })), ...errors, ...missing },
+  },
+  {
+    method: 'post',
+    path: '/rules/:orgId/:ruleId/sql-preview',
+    summary: 'The parameterised ClickHouse SQL of each evaluation',
+    description: "With `transaction`, params hold that transaction's values; without it, NULLs.",
+    params: rule,
+    body: { schema: previewBody },
+    responses: { 200: okWith('One item per evaluation', z.array(sqlPreviewItem)), ...errors, ...missing },
+  },
+  { method: 'get', path: '/tables/:orgId', summary: 'List custom table names', params: org, responses: { 200: okWith('Table names', z.array(z.string())), ...errors } },
+  {
+    method: 'post',
+    path: '/tables/:orgId',
+    summary: 'Create a custom table (lookup, or event_stream with optional windowState)',
+    params: org,
+    body: { schema: tableBody },
+    responses: { 201: okWith('The table schema', tableView), ...errors, 409: error('The table exists') },
+  },
+  { method: 'delete', path: '/tables/:orgId/:tableName', summary: 'Drop a custom table and its rows', params: table, responses: { 200: okWith('Name of the dropped table', z.object({ tableName: z.string() })), ...errors, ...missing } },
+  {
+    method: 'get',
+    path: '/tables/:orgId/:tableName/data',
+    summary: 'A page of rows, ordered by id',
+    params: table,
+    query: pageQuery,
+    responses: { 200: okWith('Rows with the total count', rowsPage), ...errors, ...missing },
+  },
+  {
+    method: 'put',
+    path: '/tables/:orgId/:tableName/data',
+    summary: 'Insert up to 10,000 rows; a row that does not fit rejects the whole request',
+    params: table,
+    body: { schema: rowsBody },
+    responses: { 200: okWith('Counts and warnings', bulkResult), ...errors, ...missing },
+  },
+  {
+    method: 'patch',
+    path: '/tables/:orgId/:tableName/data/:id',
+    summary: 'Change columns of one row',
+    params: tableRow,
+    body: { schema: rowPatch },
+    responses: { 200: okWith('The changed row', z.record(z.string(), z.unknown())), ...errors, ...missing },
+  },
+  { method: 'get', path: '/tables/:orgId/:tableName/schema', summary: 'Read a table schema', params: table, responses: { 200: okWith('The table schema', tableView), ...errors, ...missing } },
+  {
+    method: 'post',
+    path: '/transaction/:orgId',
+    summary: 'Evaluate a transaction; answers once it and its decision are in the transactions topic',
+    description: "The body holds Document 1's fields below plus the organization's registered custom fields (nullable); any other key is refused.",
+    params: org,
+    query: z.object({ ruleIds: z.string().optional().meta({ description: 'Comma-separated rule ids to evaluate instead of every active rule' }) }),
+    body: { schema: transactionSchema([]) },
+    responses: { 200: okWith('The decision', decisionView), ...errors },
+  },
+  { method: 'get', path: OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } },
+];
+
+export const ruleEngineDocument = () =>
+  buildOpenApiDocument(
+    {
+      title: 'Weir rule engine',
+      version: '2.0.0',
+      description: "Custom fields, rules, custom tables and transaction decisions (Document 1 part A). Every 4xx answers Document 1's error body.",
+      securityHeaders: ['x-api-key'],
+    },
+    routes,
+  );

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import {
+  agentLookupBatchBody,
+  agentLookupBody,
+  relationshipConfigBody,
+  relationshipSearchBody,
+  screenBatchBody,
+  screenBody,
+  screeningErrorBody,
+} from '../../schemas/http/screening.js';
+import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+
+export const OPENAPI_PATH = '/v1/aml/openapi.json';
+
+const error = (description: string) => ({ description, schema: screeningErrorBody });
+const errors = {
+  401: error('Missing or unknown X-API-Key'),
+  429: error("Over the key's plan limit; Retry-After says when to retry"),
+};
+const withBody = { 400: error('Invalid request; message says what is wrong and where'), ...errors };
+const needsLists = { 503: error('No sanctions lists are in service yet (first load failed)') };
+const idempotency =
+  'An Idempotency-Key header makes a retried request reuse its audit ids, so the audit keeps one row per screening. Answers once the screenings are durably in the screenings topic.';
+
+/** Every route of the screening service (api/screening/routes.ts); the routes validate with the same schemas. */
+const routes: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/v1/aml/screen',
+    summary: 'Screen one name: CLEAR, REVIEW or BLOCK, with the best match and relationship match',
+    description: idempotency,
+    body: { schema: screenBody },
+    responses: { 200: { description: 'Decision, match, audit_id and list_version' }, ...withBody, ...needsLists },
+  },
+  {
+    method: 'post',
+    path: '/v1/aml/screen/batch',
+    summary: 'Screen up to 100 names',
+    description: idempotency,
+    body: { schema: screenBatchBody },
+    responses: { 200: { description: 'One result per name, in order' }, ...withBody, ...needsLists },
+  },
+  {
+    method: 'post',
+    path: '/v1/aml/agent/lookup',
+    summary: 'Look a name up for an agent: entity, related entities, markdown profile and citations',
+    body: { schema: agentLookupBody },
+    responses: { 200: { description: 'Lookup result' }, ...withBody, ...needsLists },
+  },
+  {
+    method: 'post',
+    path: '/v1/aml/agent/lookup/batch',
+    summary: 'Look up to 20 names up',
+    body: { schema: agentLookupBatchBody },
+    responses: { 200: { description: 'One result per query, with direct and relationship match counts' }, ...withBody, ...needsLists },
+  },
+  {
+    method: 'post',
+    path: '/v1/aml/relationships/search',
+    summary: 'Names related to listed entities (relatives, associates, owned companies) that match a name',
+    body: { schema: relationshipSearchBody },
+    responses: { 200: { description: 'Matches with the listed entity they relate to' }, ...withBody, ...needsLists },
+  },
+  {
+    method: 'get',
+    path: '/v1/aml/entity/:id/relationships',
+    summary: 'Relationships of one listed entity, both directions',
+    params: z.object({ id: z.string() }),
+    responses: { 200: { description: 'The entity and its relationships' }, ...errors, 404: error('No listed entity with this id in the list version in service'), ...needsLists },
+  },
+  { method: 'get', path: '/v1/aml/relationships/stats', summary: 'Counts of extracted relationships, in total, by type and by source', responses: { 200: { description: 'Statistics' }, ...errors, ...needsLists } },
+  { method: 'get', path: '/v1/aml/config', summary: "The organization's relationship screening settings", responses: { 200: { description: 'Settings' }, ...errors } },
+  {
+    method: 'put',
+    path: '/v1/aml/config',
+    summary: 'Change relationship screening settings; fields not given keep their value',
+    body: { schema: relationshipConfigBody },
+    responses: { 200: { description: 'The settings now in force' }, ...withBody },
+  },
+  { method: 'get', path: '/v1/aml/lists', summary: 'The list snapshot in service: status, version, counts per list, last error', responses: { 200: { description: 'Lists status' }, ...errors } },
+  { method: 'get', path: OPENAPI_PATH, summary: 'This document (no credentials, not rate limited)', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } },
+];
+
+export const screeningDocument = () =>
+  buildOpenApiDocument(
+    {
+      title: 'Weir sanctions screening',
+      version: '1.0.0',
+      description: "Name screening against sanctions lists, with relationship screening (Document 3 part A). Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset for the key's plan.",
+      securityHeaders: ['x-api-key'],
+    },
+    routes,
+  );

@@ -1,0 +1,119 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, loadConfig } from '../infra/config.js';
+import { createLogger } from '../infra/logger.js';
+import { buildPlatform, closePlatform } from '../infra/build-platform.js';
+import { runMigrations } from '../infra/analytics/index.js';
+import type { Platform } from '../infra/platform.js';
+import type { Clock } from '../infra/clock.js';
+import { dlqTopic } from '../infra/bus/types.js';
+import { buildApp } from '../api/app.js';
+import { KeyRing } from '../api/http/auth.js';
+import { services as allServices } from '../services/index.js';
+import { servesHttp, type Role, type ServiceInstance, type ServiceModule, type Stoppable } from '../services/types.js';
+
+export interface StartOptions {
+  role: Role;
+  env: NodeJS.ProcessEnv;
+  /** Install SIGTERM/SIGINT handlers and exit the process on a configuration error. */
+  handleSignals?: boolean;
+  services?: ServiceModule[];
+  clock?: Clock;
+}
+
+export interface RunningProcess {
+  platform: Platform;
+  keys: KeyRing;
+  /** Base URL of the HTTP server, when this role serves HTTP. */
+  url?: string;
+  instances: Map<string, ServiceInstance>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one Weir process: validates configuration, builds adapters, runs migrations, creates the
+ * services, serves HTTP (roles api/all) and starts the workers of the role.
+ */
+export async function startProcess(opts: StartOptions): Promise<RunningProcess> {
+  let config;
+  try {
+    config = loadConfig(opts.env);
+  } catch (err) {
+    if (err instanceof ConfigError && opts.handleSignals) {
+      console.error(err.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  const log = createLogger(config.LOG_LEVEL);
+  const services = opts.services ?? allServices;
+  const platform = await buildPlatform(config, log, opts.clock);
+  const topics = services.flatMap((s) => s.topics);
+  await platform.bus.ensureTopics([...topics, ...topics.map((t) => ({ topic: dlqTopic(t.topic), partitions: 1 }))]);
+  await runMigrations(platform.analytics, config.CLICKHOUSE_DATABASE, services.flatMap((s) => s.migrations));
+
+  const keys = new KeyRing(config.API_KEYS);
+  const instances = new Map<string, ServiceInstance>();
+  for (const s of services) instances.set(s.name, await s.create({ platform, keys, role: opts.role }));
+
+  const workers: Stoppable[] = [];
+  for (const inst of instances.values()) {
+    for (const w of inst.workers ?? []) {
+      if (opts.role === 'all' || opts.role === w.role) {
+        workers.push(await w.start());
+        log.info({ worker: w.name, role: w.role }, 'worker started');
+      }
+    }
+  }
+
+  let ready = false;
+  let server: Server | undefined;
+  let url: string | undefined;
+  if (servesHttp(opts.role)) {
+    const app = buildApp({
+      log,
+      metrics: platform.metrics,
+      routers: [...instances.values()].flatMap((i) => (i.router ? [i.router] : [])),
+      rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      rateLimitExempt: [...instances.values()].flatMap((i) => i.ownRateLimits ?? []),
+      isReady: () => ready,
+    });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(config.PORT, () => resolve(s));
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  ready = true;
+  log.info({ role: opts.role, url }, 'weir started');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      ready = false;
+      const closing = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
+      server?.closeIdleConnections();
+      await closing; // stop intake: requests in flight finish
+      for (const w of workers.reverse()) await w.stop(); // drain consumers, flush state
+      for (const inst of instances.values()) await inst.close?.();
+      await closePlatform(platform); // close clients
+      log.info('weir stopped');
+    })());
+
+  if (opts.handleSignals) {
+    for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(sig, () => {
+        log.info({ signal: sig }, 'shutting down');
+        const timer = setTimeout(() => {
+          log.error('shutdown timed out');
+          process.exit(1);
+        }, config.SHUTDOWN_TIMEOUT_MS);
+        timer.unref();
+        stop().then(() => process.exit(0), (err) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        });
+      });
+    }
+  }
+  return { platform, keys, url, instances, stop };
+}

@@ -1,0 +1,361 @@
+/**
+ * Rule-engine benchmark: `npx tsx bench/rules.ts`. POST /transaction with 50 active rules that
+ * read counters and a lookup table, against a Weir process (role all: API plus the decisions
+ * consumer) in a child process, once on the embedded defaults and once on real Kafka + Redis
+ * (WEIR_BENCH_KAFKA_BROKERS, default 127.0.0.1:19092; WEIR_BENCH_REDIS_URL, default
+ * redis://127.0.0.1:6379; ClickHouse stays chDB: no server runs here). Measures latency at a
+ * fixed 500 transactions/s (open loop, from each request's scheduled time, so a stall counts
+ * against every request behind it) and the closed-loop maximum. Writes bench/results/rules.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { once } from 'node:events';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { startProcess } from '../app/start.js';
+import { loadConfig } from '../infra/config.js';
+import { createLogger } from '../infra/logger.js';
+import { buildPlatform, closePlatform } from '../infra/build-platform.js';
+import { runMigrations } from '../infra/analytics/index.js';
+import { tableBody } from '../schemas/http/rules.js';
+import { createDefinitions } from '../pipelines/rules/definitions.js';
+import { createEngine } from '../pipelines/rules/engine.js';
+import { rulesMigrations } from '../pipelines/rules/migrations.js';
+import { createTableData } from '../pipelines/rules/table-data.js';
+import type { CounterReader } from '../services/ports.js';
+import { countersService, createCounterReader } from '../services/counters.js';
+import { rulesService } from '../services/rules.js';
+
+const RULES = 50;
+const ENTITIES = 1_000;
+const RATE = 500;
+const OPEN_LOOP_SECONDS = 20;
+const CLOSED_LOOP_SECONDS = 10;
+const CONCURRENCY = 32;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+
+interface Figures {
+  mode: string;
+  /** Server-side p50/p99 (bucket upper bounds, ms) of evaluation and of the log write, open loop only. */
+  decide: [number, number];
+  publish: [number, number];
+  sent: number;
+  failed: number;
+  achieved: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  closedLoop: number;
+  closedP50: number;
+  closedP99: number;
+  triggeredShare: number;
+}
+
+async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  // WEIR_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
+  const profile = process.env.WEIR_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEIR_BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, ...env, WEIR_BENCH_SERVER: '1', PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.on('line', (l) => l.startsWith('URL ') && resolve(l.slice(4)));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+async function call(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function setup(base: string, org: string, key: string): Promise<void> {
+  const h = { 'x-api-key': key, 'x-org-id': org };
+  const must = async (what: string, p: Promise<{ status: number; body: unknown }>) => {
+    const r = await p;
+    if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+  };
+  await must('counters', call(`${base}/v1/counters/${org}`, 'PUT', {
+    counters: [
+      { name: 'logins_1h', event_type: 'login', aggregate: 'count', window: { amount: 1, unit: 'hours' } },
+      { name: 'amount_24h', event_type: 'payment', aggregate: 'sum', window: { amount: 24, unit: 'hours' } },
+    ],
+  }, h));
+  const now = Date.now();
+  const events = Array.from({ length: ENTITIES * 2 }, (_, i) => ({
+    event_id: `ev-${i}`,
+    entity_id: `acct-${i % ENTITIES}`,
+    event_type: i % 2 === 0 ? 'login' : 'payment',
+    occurred_at: new Date(now - (i % 50) * 60_000).toISOString(),
+    value: (i % 7) * 100,
+  }));
+  for (let i = 0; i < events.length; i += 500) await must('events', call(`${base}/v1/events/${org}/batch`, 'POST', { events: events.slice(i, i + 500) }, h));
+  await must('table', call(`${base}/tables/${org}`, 'POST', {
+    tableName: 'accounts',
+    columns: [{ name: 'tier', type: 'string' }, { name: 'limit_amount', type: 'number' }, { name: 'frozen', type: 'boolean' }],
+    optimization: { status: 'disabled' },
+  }, h));
+  await must('rows', call(`${base}/tables/${org}/accounts/data`, 'PUT', ACCOUNT_ROWS, h));
+  for (const r of RULE_BODIES) await must('rule', call(`${base}/rules/${org}`, 'POST', r, h));
+}
+
+const TIERS = ['gold', 'silver', 'bronze'];
+const ACCOUNTS_TABLE = {
+  tableName: 'accounts',
+  columns: [{ name: 'tier', type: 'string' }, { name: 'limit_amount', type: 'number' }, { name: 'frozen', type: 'boolean' }],
+  optimization: { status: 'disabled' },
+};
+const ACCOUNT_ROWS = Array.from({ length: ENTITIES }, (_, i) => ({ id: `acct-${i}`, tier: TIERS[i % 3], limit_amount: (i % 20) * 100, frozen: i % 11 === 0 }));
+const RULE_BODIES = Array.from({ length: RULES }, (_, i) => ({
+  name: `rule ${i}`,
+  description: 'benchmark rule: amount, counters and a lookup',
+  threshold: 2,
+  useAi: false,
+  active: true,
+  evaluations: [
+    { name: 'amount', expression: `amount > ${100 * (i % 10)} AND currency IN ('NGN', 'USD')`, weight: 1 },
+    { name: 'velocity', expression: `entity_counters.logins_1h >= ${i % 4} OR entity_counters.amount_24h > ${i * 50}`, weight: 1 },
+    { name: 'account', expression: `accounts.tier = '${TIERS[i % 3]}' AND amount > accounts.limit_amount * 0.5 AND NOT accounts.frozen`, weight: 1 },
+  ],
+  actions: [{ type: 'flag', description: 'review' }],
+}));
+
+/**
+ * The engine alone: engine.decide in process (no HTTP, no log), same rules and lookup table, with
+ * counter values from a map (the counters service's live reader is measured in bench/windows.ts).
+ */
+async function evaluationOnly(): Promise<{ perSecond: number; p50: number; p99: number }> {
+  const config = loadConfig({ DATA_DIR: await mkdtemp(path.join(tmpdir(), 'weir-bench-eval-')), LOG_LEVEL: 'silent' });
+  const platform = await buildPlatform(config, createLogger('silent'));
+  try {
+    await runMigrations(platform.analytics, config.CLICKHOUSE_DATABASE, rulesMigrations);
+    const counters: CounterReader = {
+      describe: async () => ({ tableName: 'entity_counters', counters: [{ name: 'logins_1h', type: 'number' }, { name: 'amount_24h', type: 'number' }] }),
+      values: async (_org, entity) => ({ logins_1h: entity.length % 5, amount_24h: entity.length * 100 }),
+    };
+    const definitions = createDefinitions(platform.analytics, platform.clock, 1_000);
+    const tableData = createTableData({ analytics: platform.analytics, windows: platform.windows, clock: platform.clock, mirrorRefreshMs: 1_000, mirrorMaxRows: 200_000 });
+    const engine = createEngine({ definitions, tableData, counters, clock: platform.clock, trace: false });
+    const def = { ...tableBody.parse(ACCOUNTS_TABLE), generation: 'bench' };
+    await definitions.addTable('org', def, () => tableData.create('org', def));
+    await tableData.insert('org', def, ACCOUNT_ROWS);
+    for (const [i, r] of RULE_BODIES.entries()) await definitions.putRule('org', { id: `rule-${i}`, ...r });
+    for (let i = 0; i < 2_000; i++) await engine.decide('org', transaction(i));
+    const n = 20_000;
+    const times: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await engine.decide('org', transaction(i));
+      times.push(performance.now() - t0);
+    }
+    const perSecond = n / ((performance.now() - started) / 1000);
+    times.sort((a, b) => a - b);
+    return { perSecond, p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+  } finally {
+    await closePlatform(platform);
+  }
+}
+
+/**
+ * The load generator shares the 2 cores with the server, so it is kept light: node:http with a
+ * keep-alive pool (64 sockets; requests beyond wait in the pool, and that wait counts in their
+ * latency), and the answer is checked by status and its triggeredRulesCount, not parsed whole.
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function postTransaction(base: string, org: string, key: string, body: unknown): Promise<number> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}/transaction/${org}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-api-key': key } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const m = /"triggeredRulesCount":(\d+)/.exec(text);
+        if (res.statusCode !== 200 || !m) reject(new Error(`${res.statusCode} ${text.slice(0, 300)}`));
+        else resolve(Number(m[1]));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Cumulative bucket counts of one histogram from a Prometheus text exposition. */
+async function buckets(base: string, name: string): Promise<Map<number, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const out = new Map<number, number>();
+  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))) out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
+  return out;
+}
+
+/** p50 and p99 (ms) of what a histogram observed between two scrapes: the bucket bound each falls in. */
+function bucketQuantiles(before: Map<number, number>, after: Map<number, number>): [number, number] {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const counts = bounds.map((b) => (after.get(b) ?? 0) - (before.get(b) ?? 0));
+  const total = counts.at(-1) ?? 0;
+  const at = (q: number) => (bounds.find((_, i) => counts[i]! >= q * total) ?? Infinity) * 1000;
+  return [at(0.5), at(0.99)];
+}
+
+const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+function transaction(i: number) {
+  return {
+    transaction_id: `bench-${i}-${Math.random().toString(36).slice(2, 8)}`,
+    entity_id: `acct-${Math.floor(Math.random() * ENTITIES)}`,
+    amount: Math.round(Math.random() * 2000 * 100) / 100,
+    currency: i % 3 === 0 ? 'USD' : 'NGN',
+    transaction_date: '2024-03-01',
+    transaction_time: '14:05:00',
+    transaction_type: 'transfer',
+  };
+}
+
+async function measure(mode: string, env: Record<string, string>): Promise<Figures> {
+  const org = `bench_${Math.random().toString(36).slice(2, 8)}`;
+  const key = `key_${org}`;
+  const { url, child } = await startServer({ ...env, API_KEYS: `${org}:${key}` });
+  try {
+    await setup(url, org, key);
+    const post = (i: number) => postTransaction(url, org, key, transaction(i));
+    for (let i = 0; i < 500; i++) await post(i); // warm-up: JIT, mirrors, contexts
+
+    const scrape = () => Promise.all([buckets(url, 'weir_rules_decide_seconds'), buckets(url, 'weir_rules_publish_seconds')]);
+    const before = await scrape();
+    // Open loop: request i is due at start + i / RATE, whatever happened before it.
+    const total = RATE * OPEN_LOOP_SECONDS;
+    const latencies: number[] = [];
+    let failed = 0;
+    let triggered = 0;
+    const start = performance.now() + 50;
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      inflight.push(
+        post(i).then(
+          (n) => {
+            latencies.push(performance.now() - due);
+            if (n > 0) triggered++;
+          },
+          (err: unknown) => {
+            if (failed++ === 0) console.error(`first failure: ${String(err)}`);
+          },
+        ),
+      );
+    }
+    await Promise.all(inflight);
+    const elapsed = (performance.now() - start) / 1000;
+    latencies.sort((a, b) => a - b);
+    const after = await scrape();
+
+    // Closed loop: CONCURRENCY clients back to back.
+    const closed: number[] = [];
+    const closedStart = performance.now();
+    let n = total;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() - closedStart < CLOSED_LOOP_SECONDS * 1000) {
+          const t0 = performance.now();
+          await post(n++);
+          closed.push(performance.now() - t0);
+        }
+      }),
+    );
+    const closedElapsed = (performance.now() - closedStart) / 1000;
+    closed.sort((a, b) => a - b);
+    return {
+      mode,
+      decide: bucketQuantiles(before[0], after[0]),
+      publish: bucketQuantiles(before[1], after[1]),
+      sent: total,
+      failed,
+      achieved: latencies.length / elapsed,
+      p50: percentile(latencies, 0.5),
+      p90: percentile(latencies, 0.9),
+      p99: percentile(latencies, 0.99),
+      max: latencies.at(-1) ?? NaN,
+      closedLoop: closed.length / closedElapsed,
+      closedP50: percentile(closed, 0.5),
+      closedP99: percentile(closed, 0.99),
+      triggeredShare: triggered / Math.max(1, latencies.length),
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+}
+
+async function main(): Promise<void> {
+  const load = loadavg()[0]!.toFixed(1);
+  const kafka = process.env.WEIR_BENCH_KAFKA_BROKERS ?? '127.0.0.1:19092';
+  const redis = process.env.WEIR_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const engineOnly = await evaluationOnly();
+  console.log(engineOnly);
+  const results: Figures[] = [];
+  if (process.env.WEIR_BENCH_SKIP_EMBEDDED !== '1') {
+    results.push(await measure('embedded defaults (embedded log, in-process windows, chDB)', { DATA_DIR: await mkdtemp(path.join(tmpdir(), 'weir-bench-rules-')) }));
+    console.log(results.at(-1));
+  }
+  if (process.env.WEIR_BENCH_SKIP_REAL !== '1') {
+    results.push(await measure(`real Kafka (${kafka}) + Redis (${redis}), chDB`, { DATA_DIR: await mkdtemp(path.join(tmpdir(), 'weir-bench-rules-')), KAFKA_BROKERS: kafka, REDIS_URL: redis }));
+    console.log(results.at(-1));
+  }
+  const ms = (v: number) => v.toFixed(1);
+  const table = [
+    '| configuration | target rate | achieved tx/s | p50 ms | p90 ms | p99 ms | max ms | failed | server: evaluate p50 / p99 ms | server: log write p50 / p99 ms | closed-loop tx/s (32 clients) | closed-loop p50 / p99 ms |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...results.map(
+      (r) =>
+        `| ${r.mode} | ${RATE} | ${r.achieved.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.max)} | ${r.failed} | ≤${r.decide[0]} / ≤${r.decide[1]} | ≤${r.publish[0]} / ≤${r.publish[1]} | ${r.closedLoop.toFixed(0)} | ${ms(r.closedP50)} / ${ms(r.closedP99)} |`,
+    ),
+  ];
+  const md = `# Rule engine benchmark
+
+Command: \`npx tsx bench/rules.ts\`  
+Date: ${new Date().toISOString()}  
+Machine: nproc ${availableParallelism()}, Node ${process.version}; load average at the start ${load}, shared with other work
+
+POST /transaction over HTTP (node:http, keep-alive, at most 64 connections) to a Weir process (role \`all\`: the API and the decisions
+consumer) in a child process; the load generator runs in this process on the same 2 cores. 50 active
+rules, each with three evaluations (amount and currency; two counters; a lookup-table row), so every
+transaction reads the live counters of its entity and its \`accounts\` row; ${ENTITIES} entities, one
+counter event of each kind per entity. Each answer comes after the transaction and its decision are
+durably in the \`transactions\` log (embedded log with fsync, or Kafka acks=all). Open loop: ${RATE}
+transactions/s for ${OPEN_LOOP_SECONDS} s after 500 warm-up requests; latency counted from each request's
+scheduled send time. Target: p99 under 20 ms at 500 transactions/s. The server columns come from the
+process's own histograms (\`weir_rules_decide_seconds\`, \`weir_rules_publish_seconds\`; bucket upper
+bounds) over the open-loop run: evaluation (data fetch and 50 rules) and waiting for the log.
+
+${table.join('\n')}
+
+The engine alone (\`engine.decide\` in process, sequential, no HTTP and no log; counters from a map):
+${engineOnly.perSecond.toFixed(0)} transactions/s, p50 ${(engineOnly.p50 * 1000).toFixed(0)} µs, p99 ${(engineOnly.p99 * 1000).toFixed(0)} µs per
+transaction of 50 rules (150 evaluations, one lookup-table row, two counters).
+
+Share of transactions with at least one triggered rule: ${results.map((r) => `${(r.triggeredShare * 100).toFixed(0)}%`).join(', ')}.
+`;
+  await writeFile(path.join(here, 'results', 'rules.md'), md);
+  console.log(md);
+}
+
+// Last, so every declaration above is initialised: this file is both the benchmark and its server.
+if (process.env.WEIR_BENCH_SERVER === '1') {
+  // WEIR_BENCH_ROLE=api serves HTTP without the consumers, to see what they cost the API.
+  const role = process.env.WEIR_BENCH_ROLE === 'api' ? 'api' : 'all';
+  const p = await startProcess({ role, env: process.env, handleSignals: true, services: [countersService, rulesService({ counters: createCounterReader })] });
+  console.log(`URL ${p.url}`);
+} else {
+  await main();
+}

@@ -1,0 +1,235 @@
+import { nameTokens, skeleton } from './normalize.js';
+import { phoneticKeys, tokenSimilarity } from './similarity.js';
+import { align, type Alignment, type PreparedName } from './align.js';
+
+/**
+ * Candidate retrieval for name screening. Every indexed name is tokenised once at build time;
+ * a query touches only the names that share a token with it, exactly or within one edit
+ * (symmetric-delete keys), by sound (Double Metaphone) or by consonant skeleton. Those names get
+ * a rarity-weighted vote, and only the best-voted few are aligned in full.
+ */
+
+export interface IndexInput {
+  text: string;
+  /** `nameTokens(text)`, when the caller already has them. */
+  tokens?: string[];
+  /** What the name belongs to (an entity or a relationship mention); names of one ref compete. */
+  ref: number;
+}
+
+export interface Hit {
+  ref: number;
+  /** Index of the winning name in the build input. */
+  name: number;
+  alignment: Alignment;
+}
+
+export interface SearchOptions {
+  /** Names aligned in full after voting. */
+  candidates?: number;
+  /** Hits under this alignment score are dropped. */
+  minScore?: number;
+  /** Only refs that pass (e.g. one kind of record) are considered. */
+  accept?: (ref: number) => boolean;
+}
+
+/** Gives the event loop a turn during a long build, so a reload never stalls the screens in service. */
+export type Pause = () => Promise<void>;
+const noPause: Pause = async () => {};
+/** Names interned between two pauses (a few milliseconds of work). */
+const CHUNK = 2000;
+
+const MIN_FUZZY_LENGTH = 4;
+/** How far below minScore a name's vote share may be and the name still be aligned. */
+const VOTE_MARGIN = 0.25;
+/** A sound key shared by more tokens than this says little and costs a lot to expand. */
+const MAX_KEY_FANOUT = 400;
+
+function deletes(token: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < token.length; i++) out.push(token.slice(0, i) + token.slice(i + 1));
+  return out;
+}
+
+/** Most keys name one token: a bare number saves an array per key (hundreds of thousands of keys). */
+type Ids = number | number[];
+
+function pushTo(map: Map<string, Ids>, key: string, id: number): void {
+  const ids = map.get(key);
+  if (ids === undefined) map.set(key, id);
+  else if (typeof ids === 'number') {
+    if (ids !== id) map.set(key, [ids, id]);
+  } else if (ids[ids.length - 1] !== id) ids.push(id);
+}
+
+const idsOf = (ids: Ids | undefined): readonly number[] => (ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids);
+
+export class NameIndex {
+  private readonly vocab = new Map<string, number>();
+  private readonly tokenText: string[] = [];
+  private readonly tokenKeys: string[][] = [];
+  private idf = new Float64Array(0);
+  private postings: Int32Array[] = [];
+  private readonly byDelete = new Map<string, Ids>();
+  private readonly bySound = new Map<string, Ids>();
+  private readonly bySkeleton = new Map<string, Ids>();
+  private readonly names: PreparedName[] = [];
+  /** The names as written, for reporting which one matched. */
+  readonly texts: string[];
+  private readonly refs: Int32Array;
+  /** Sum of token weights per name: with the vote, an estimate of the alignment score. */
+  private totals = new Float64Array(0);
+  private readonly acc: Float64Array;
+  private readonly est: Float64Array;
+  private readonly stamp: Int32Array;
+  private stampSeq = 0;
+  private maxIdf = 1;
+
+  private constructor(inputs: IndexInput[]) {
+    this.refs = new Int32Array(inputs.length);
+    this.texts = inputs.map((i) => i.text);
+    this.acc = new Float64Array(inputs.length);
+    this.est = new Float64Array(inputs.length);
+    this.stamp = new Int32Array(inputs.length);
+  }
+
+  /** Builds the index, pausing every few thousand names. */
+  static async build(inputs: IndexInput[], pause: Pause = noPause): Promise<NameIndex> {
+    const index = new NameIndex(inputs);
+    const nameTokenIds: number[][] = [];
+    const postingLists: number[][] = [];
+    for (let nameId = 0; nameId < inputs.length; nameId++) {
+      const input = inputs[nameId]!;
+      index.refs[nameId] = input.ref;
+      const ids = (input.tokens ?? nameTokens(input.text)).map((t) => index.intern(t, postingLists));
+      nameTokenIds.push(ids);
+      for (const id of new Set(ids)) postingLists[id]!.push(nameId);
+      if (nameId % CHUNK === CHUNK - 1) await pause();
+    }
+    const total = inputs.length;
+    index.idf = new Float64Array(index.tokenText.length);
+    postingLists.forEach((list, id) => {
+      index.idf[id] = Math.log(1 + total / list.length);
+    });
+    index.maxIdf = Math.log(1 + total);
+    index.postings = postingLists.map((l) => Int32Array.from(l));
+    await pause();
+    for (const ids of nameTokenIds) {
+      index.names.push({ tokens: ids.map((id) => index.tokenText[id]!), keys: ids.map((id) => index.tokenKeys[id]!), weights: ids.map((id) => index.idf[id]!) });
+    }
+    index.totals = Float64Array.from(index.names, (n) => n.weights.reduce((a, b) => a + b, 0));
+    return index;
+  }
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  get vocabularySize(): number {
+    return this.tokenText.length;
+  }
+
+  private intern(token: string, postingLists: number[][]): number {
+    let id = this.vocab.get(token);
+    if (id !== undefined) return id;
+    id = this.tokenText.length;
+    this.vocab.set(token, id);
+    this.tokenText.push(token);
+    const keys = phoneticKeys(token);
+    this.tokenKeys.push(keys);
+    postingLists.push([]);
+    if (token.length >= MIN_FUZZY_LENGTH) {
+      pushTo(this.byDelete, token, id);
+      for (const d of deletes(token)) pushTo(this.byDelete, d, id);
+    }
+    for (const k of keys) if (k.length >= 2) pushTo(this.bySound, k, id);
+    const sk = skeleton(token);
+    if (sk.length >= 3) pushTo(this.bySkeleton, sk, id);
+    return id;
+  }
+
+  /** Prepares a query name against this index's rarity weights. */
+  prepare(text: string): PreparedName {
+    const tokens = nameTokens(text);
+    const keys = tokens.map(phoneticKeys);
+    // A word the lists never use weighs like its nearest listed spelling (a typo of a common word
+    // stays common); with no near spelling at all it weighs like the rarest word.
+    const weights = tokens.map((t, i) => {
+      const id = this.vocab.get(t) ?? this.expand(t, keys[i]!)[0]?.[0];
+      return id === undefined ? this.maxIdf : this.idf[id]!;
+    });
+    return { tokens, keys, weights };
+  }
+
+  /** Vocabulary tokens close to `q` with their similarity, best first. */
+  private expand(q: string, qKeys: string[]): [number, number][] {
+    const found = new Map<number, number>();
+    const consider = (id: number) => {
+      if (found.has(id)) return;
+      found.set(id, tokenSimilarity(q, this.tokenText[id]!, qKeys, this.tokenKeys[id]!));
+    };
+    const exact = this.vocab.get(q);
+    if (exact !== undefined) found.set(exact, 1);
+    if (q.length >= MIN_FUZZY_LENGTH - 1) {
+      for (const key of [q, ...deletes(q)]) for (const id of idsOf(this.byDelete.get(key))) consider(id);
+    }
+    for (const k of qKeys) {
+      const ids = idsOf(k.length >= 2 ? this.bySound.get(k) : undefined);
+      if (ids.length <= MAX_KEY_FANOUT) for (const id of ids) consider(id);
+    }
+    if (q.length >= 3 && !/[aeiou]/.test(q)) for (const id of idsOf(this.bySkeleton.get(skeleton(q)))) consider(id);
+    return [...found].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
+  }
+
+  search(query: PreparedName, opts: SearchOptions = {}): Hit[] {
+    const limit = opts.candidates ?? 40;
+    const minScore = opts.minScore ?? 0;
+    const touched: number[] = [];
+    const base = this.stampSeq;
+    query.tokens.forEach((q, i) => {
+      const mark = base + i + 1;
+      for (const [id, sim] of this.expand(q, query.keys[i]!)) {
+        // A near spelling votes with the query word's weight: a common word does not gain weight
+        // by resembling a rare one.
+        const vote = sim * Math.min(query.weights[i]!, this.idf[id]!);
+        for (const nameId of this.postings[id]!) {
+          if (this.stamp[nameId] === mark) continue;
+          if (this.stamp[nameId]! <= base) {
+            this.acc[nameId] = 0;
+            touched.push(nameId);
+          }
+          this.stamp[nameId] = mark;
+          this.acc[nameId] = this.acc[nameId]! + vote;
+        }
+      }
+    });
+    this.stampSeq = base + query.tokens.length + 1;
+    if (this.stampSeq > 2 ** 30) {
+      this.stamp.fill(0);
+      this.stampSeq = 0;
+    }
+    // A name whose vote covers little of the query cannot align above minScore: the margin allows
+    // for votes that undercount (a rare query word matching a commoner spelling).
+    let queryTotal = 0;
+    for (const w of query.weights) queryTotal += w;
+    const floor = queryTotal * Math.max(0, minScore - VOTE_MARGIN);
+    const pool: number[] = [];
+    for (const id of touched) {
+      if (this.acc[id]! < floor || (opts.accept && !opts.accept(this.refs[id]!))) continue;
+      // Rank by the score the vote implies: among names sharing the query's words, those with
+      // fewer other words (the likelier matches) are aligned first.
+      this.est[id] = this.acc[id]! * (1 + this.acc[id]! / this.totals[id]!);
+      pool.push(id);
+    }
+    const order = pool.length > limit ? pool.sort((a, b) => this.est[b]! - this.est[a]!).slice(0, limit) : pool;
+    const best = new Map<number, Hit>();
+    for (const nameId of order) {
+      const alignment = align(query, this.names[nameId]!);
+      if (alignment.score < minScore) continue;
+      const ref = this.refs[nameId]!;
+      const prev = best.get(ref);
+      if (!prev || alignment.score > prev.alignment.score) best.set(ref, { ref, name: nameId, alignment });
+    }
+    return [...best.values()].sort((a, b) => b.alignment.score - a.alignment.score);
+  }
+}

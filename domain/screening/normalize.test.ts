@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { canonical, foldName, nameTokens, skeleton, withinOneEdit } from './normalize.js';
+
+describe('nameTokens', () => {
+  it.each([
+    ['MILOSEVIC, Marija', ['milosevik', 'marija']],
+    ['Müller-Lüdenscheidt', ['muler', 'ludenscheidt']],
+    ["Sab'awi Ibrahim Hassan AL-TIKRITI", ['sabavi', 'ibrahim', 'hasan', 'tikriti']],
+    ['Dr. Ayman al-Zawahiri', ['aiman', 'zavahiri']],
+    ['Acme Trading Co., Ltd.', ['akme', 'trading']],
+    ['Иванов Сергей', ['ivanov', 'sergei']],
+    ['Ch’oe Ch’un Sik', ['choe', 'chun', 'sik']],
+    ['LLC', ['lk']],
+  ])('%s -> %j', (input, tokens) => {
+    expect(nameTokens(input)).toEqual(tokens);
+  });
+
+  it('keeps CJK syllables apart', () => {
+    expect(foldName('金正恩')).toBe('jin zheng en');
+  });
+});
+
+describe('canonical', () => {
+  it('spells transliteration variants one way', () => {
+    for (const [a, b] of [['mokhammed', 'mohammed'], ['dzhamal', 'jamal'], ['djamal', 'jamal'], ['yuliya', 'iuliia'], ['qods', 'kods'], ['younous', 'yunus']]) {
+      expect(canonical(a!)).toBe(canonical(b!));
+    }
+    expect(canonical('smith')).not.toBe(canonical('smyth2'));
+  });
+  it('recognises legal forms through a slip of the keyboard', () => {
+    expect(nameTokens('Acme Trading COPMANY')).toEqual(nameTokens('Acme Trading Company'));
+    expect(withinOneEdit('limited', 'limted')).toBe(true);
+    expect(withinOneEdit('limited', 'lmtd')).toBe(false);
+  });
+});
+
+describe('skeleton', () => {
+  it('matches a vowel-less transliteration to the spelled-out name', () => {
+    expect(skeleton(foldName('محمد'))).toBe(skeleton('mohammed'));
+    expect(skeleton('hussein')).toBe(skeleton('husayn'));
+    expect(skeleton('smith')).not.toBe(skeleton('jones'));
+  });
+});

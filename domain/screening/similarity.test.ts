@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { jaroWinkler, phoneticKeys, tokenSimilarity } from './similarity.js';
+
+describe('jaroWinkler', () => {
+  it.each([
+    ['martha', 'marhta', 0.961],
+    ['dwayne', 'duane', 0.84],
+    ['dixon', 'dicksonx', 0.813],
+  ])('%s ~ %s = %d', (a, b, expected) => {
+    expect(jaroWinkler(a, b)).toBeCloseTo(expected, 2);
+  });
+
+  it('is 1 for equal strings, 0 for disjoint, symmetric and within [0, 1]', () => {
+    expect(jaroWinkler('abc', 'abc')).toBe(1);
+    expect(jaroWinkler('abc', 'xyz')).toBe(0);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), (a, b) => {
+        const s = jaroWinkler(a, b);
+        expect(s).toBeGreaterThanOrEqual(0);
+        expect(s).toBeLessThanOrEqual(1);
+        expect(s).toBeCloseTo(jaroWinkler(b, a), 10);
+      }),
+    );
+  });
+});
+
+describe('tokenSimilarity', () => {
+  const sim = (a: string, b: string) => tokenSimilarity(a, b, phoneticKeys(a), phoneticKeys(b));
+  it('tolerates a typo and a transliteration, not a different name', () => {
+    expect(sim('nasrallah', 'nasralah')).toBeGreaterThan(0.9);
+    expect(sim('mohammed', 'muhammad')).toBeGreaterThanOrEqual(0.86);
+    expect(sim('ali', 'alo')).toBe(0);
+    expect(sim('smith', 'jones')).toBe(0);
+  });
+  it('matches an initial to the name it abbreviates', () => {
+    expect(sim('j', 'john')).toBe(0.6);
+    expect(sim('k', 'john')).toBe(0);
+  });
+});

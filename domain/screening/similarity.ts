@@ -1,0 +1,83 @@
+import { doubleMetaphone } from 'double-metaphone';
+import { skeleton } from './normalize.js';
+
+/**
+ * Jaro-Winkler similarity in [0, 1]. Hand-written because it is the innermost loop of every screen:
+ * no allocation beyond two small flag arrays reused across calls.
+ */
+let flagsA = new Uint8Array(64);
+let flagsB = new Uint8Array(64);
+
+export function jaroWinkler(a: string, b: string): number {
+  if (a === b) return 1;
+  const la = a.length;
+  const lb = b.length;
+  if (la === 0 || lb === 0) return 0;
+  if (flagsA.length < la) flagsA = new Uint8Array(la * 2);
+  if (flagsB.length < lb) flagsB = new Uint8Array(lb * 2);
+  flagsA.fill(0, 0, la);
+  flagsB.fill(0, 0, lb);
+  const range = Math.max(0, (Math.max(la, lb) >> 1) - 1);
+  let matches = 0;
+  for (let i = 0; i < la; i++) {
+    const lo = Math.max(0, i - range);
+    const hi = Math.min(lb - 1, i + range);
+    const c = a.charCodeAt(i);
+    for (let j = lo; j <= hi; j++) {
+      if (flagsB[j] === 0 && b.charCodeAt(j) === c) {
+        flagsA[i] = 1;
+        flagsB[j] = 1;
+        matches++;
+        break;
+      }
+    }
+  }
+  if (matches === 0) return 0;
+  let transpositions = 0;
+  let k = 0;
+  for (let i = 0; i < la; i++) {
+    if (flagsA[i] === 0) continue;
+    while (flagsB[k] === 0) k++;
+    if (a.charCodeAt(i) !== b.charCodeAt(k)) transpositions++;
+    k++;
+  }
+  const m = matches;
+  const jaro = (m / la + m / lb + (m - transpositions / 2) / m) / 3;
+  let prefix = 0;
+  const maxPrefix = Math.min(4, la, lb);
+  while (prefix < maxPrefix && a.charCodeAt(prefix) === b.charCodeAt(prefix)) prefix++;
+  return jaro + prefix * 0.1 * (1 - jaro);
+}
+
+/** Double Metaphone codes of a token (primary, and secondary when it differs). */
+export function phoneticKeys(token: string): string[] {
+  const [p, s] = doubleMetaphone(token);
+  return p === s || !s ? (p ? [p] : []) : p ? [p, s] : [s];
+}
+
+const VOWEL = /[aeiou]/;
+
+/** Below this, two tokens are different names: a looser floor lets unrelated short names pair up. */
+export const TOKEN_FLOOR = 0.85;
+
+/**
+ * Similarity of two name tokens: Jaro-Winkler, lifted when the tokens sound alike or when a
+ * vowel-less query token (an Arabic or Hebrew transliteration) has the candidate's consonants,
+ * and an initial against the name it abbreviates. Scores under TOKEN_FLOOR count as no match.
+ */
+export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], cKeys: readonly string[]): number {
+  if (q === c) return 1;
+  // An initial agrees with a name but says little: it counts, below what any spelled name earns.
+  if (q.length === 1 || c.length === 1) return q[0] === c[0] ? 0.6 : 0;
+  let s = jaroWinkler(q, c);
+  // Short tokens share letters by chance: `ali` and `alo` are different names.
+  if (Math.min(q.length, c.length) <= 3 && s < 0.95) s -= 0.1;
+  // A typo or a transliteration changes a length by a letter or two; `sandra` is not `shavendra`.
+  if (Math.abs(q.length - c.length) >= 3) s -= 0.1;
+  // Nor does either usually change the first consonant: `fatima` is not `atia` (vowels vary: Osama, Usama).
+  if (q[0] !== c[0] && !(VOWEL.test(q[0]!) && VOWEL.test(c[0]!))) s -= 0.08;
+  // Sounding alike lifts spelling variants (`husayn`, `hussein`); short tokens sound alike too easily.
+  if (s < 0.86 && s >= 0.8 && q[0] === c[0] && q.length >= 4 && c.length >= 4 && qKeys.some((k) => k.length >= 2 && cKeys.includes(k))) s = 0.86;
+  if (s < 0.88 && q.length >= 3 && !VOWEL.test(q) && skeleton(q) === skeleton(c)) s = 0.88;
+  return s >= TOKEN_FLOOR ? s : 0;
+}

@@ -1,0 +1,54 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from './config.js';
+import type { Platform } from './platform.js';
+import { systemClock, type Clock } from './clock.js';
+import { createKafkaBus } from './bus/kafka/index.js';
+import { createEmbeddedBus } from './bus/embedded/index.js';
+import { createCodec } from './codec/index.js';
+import { createRedisWindowStore } from './windows/redis/index.js';
+import { createMemoryWindowStore } from './windows/memory/index.js';
+import { createAnalytics } from './analytics/index.js';
+import { createFsBlobStore } from './blobs/fs.js';
+
+/**
+ * Picks each adapter from the configuration: a variable that names a real system selects it,
+ * else the embedded default under DATA_DIR (CONTRACTS.md section 1). Each can be set alone.
+ */
+export async function buildPlatform(config: Config, log: Logger, clock: Clock = systemClock): Promise<Platform> {
+  const dataDir = path.resolve(config.DATA_DIR);
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'weir_' });
+
+  const bus = config.KAFKA_BROKERS
+    ? createKafkaBus({
+        brokers: config.KAFKA_BROKERS,
+        clientId: config.KAFKA_CLIENT_ID,
+        log: log.child({ adapter: 'kafka' }),
+        // Partitions of one member are handled side by side; order within a partition is kept.
+        tuning: { partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
+      })
+    : await createEmbeddedBus({ dir: path.join(dataDir, 'log'), log: log.child({ adapter: 'embedded-log' }) });
+  const codec = createCodec({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL });
+  const windows = config.REDIS_URL
+    ? createRedisWindowStore({ url: config.REDIS_URL })
+    : await createMemoryWindowStore({ snapshotPath: path.join(dataDir, 'windows', 'snapshot.json') });
+  const analytics = await createAnalytics({
+    url: config.CLICKHOUSE_URL,
+    username: config.CLICKHOUSE_USER,
+    password: config.CLICKHOUSE_PASSWORD,
+    database: config.CLICKHOUSE_DATABASE,
+    chdbPath: config.CHDB_PATH ? path.resolve(config.CHDB_PATH) : path.join(dataDir, 'clickhouse'),
+  });
+  const blobs = createFsBlobStore(path.join(dataDir, 'blobs'));
+  log.info({ bus: bus.kind, windows: windows.kind, analytics: config.CLICKHOUSE_URL ? 'clickhouse-server' : 'chdb', dataDir }, 'platform ready');
+  return { config, log, metrics, clock, bus, codec, windows, analytics, blobs };
+}
+
+/** Closes adapters in dependency order: nothing produces once the bus is closed. */
+export async function closePlatform(p: Platform): Promise<void> {
+  await p.bus.close();
+  await p.windows.close();
+  await p.analytics.close();
+}

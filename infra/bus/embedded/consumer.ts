@@ -1,0 +1,154 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Batch, SubscribeOptions, Subscription } from '../types.js';
+import type { OffsetStore } from './offset-store.js';
+import type { PartitionLog } from './partition-log.js';
+import type { StoredRecord } from './record.js';
+import type { Topics } from './topics.js';
+
+export interface ConsumerDeps {
+  topics: Topics;
+  offsets: OffsetStore;
+  log: Logger;
+  pollIntervalMs: number;
+  retryBackoffMs: number;
+  maxBatchBytes: number;
+  /** Registers a listener for durable appends in this process; returns its removal. */
+  onAppend(listener: (topic: string) => void): () => void;
+}
+
+interface Assignment {
+  topic: string;
+  partition: number;
+  log: PartitionLog;
+  /** Next offset to deliver. */
+  position: number;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+
+/** Wakes an idle consumer on an in-process append, or after the poll interval, or on stop. */
+function createWakeup(signal: AbortSignal) {
+  let pending = false;
+  let wake: (() => void) | undefined;
+  signal.addEventListener('abort', () => wake?.());
+  return {
+    notify(): void {
+      pending = true;
+      wake?.();
+    },
+    /** True when woken by a notification or stop, false when the interval passed. */
+    wait(ms: number): Promise<boolean> {
+      if (pending || signal.aborted) {
+        pending = false;
+        return Promise.resolve(true);
+      }
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => done(false), ms);
+        const done = (woken: boolean): void => {
+          clearTimeout(timer);
+          wake = undefined;
+          pending = false;
+          resolve(woken);
+        };
+        wake = () => done(true);
+      });
+    },
+  };
+}
+
+function toBatch(a: Assignment, records: StoredRecord[]): Batch {
+  return {
+    topic: a.topic,
+    partition: a.partition,
+    // Kafka's high watermark: the offset the next appended message will get.
+    highWatermark: String(a.log.endOffset),
+    messages: records.map((r) => ({
+      topic: a.topic,
+      partition: a.partition,
+      offset: String(r.offset),
+      timestamp: r.timestamp,
+      key: r.key,
+      value: r.value,
+      headers: r.headers ?? {},
+    })),
+  };
+}
+
+async function assign(deps: ConsumerDeps, options: SubscribeOptions): Promise<Assignment[]> {
+  const assignments: Assignment[] = [];
+  for (const topic of options.topics) {
+    // Subscribing to a missing topic creates it with one partition, as a send does.
+    const t = await deps.topics.get(topic, 1);
+    const committed = await deps.offsets.load(options.groupId, topic);
+    for (const [partition, log] of t.partitions.entries()) {
+      await log.refresh();
+      const start = committed.get(partition) ?? (options.fromBeginning === false ? log.endOffset : log.startOffset);
+      if (start > log.endOffset) {
+        deps.log.warn({ groupId: options.groupId, topic, partition, committed: start, end: log.endOffset }, 'committed offset is past the end of the log; starting at the end');
+      }
+      assignments.push({ topic, partition, log, position: Math.min(start, log.endOffset) });
+    }
+  }
+  return assignments;
+}
+
+/**
+ * One consumer: it owns every partition of its topics and delivers one batch at a time (like
+ * kafkajs with one partition consumed concurrently), committing each batch after `eachBatch`.
+ */
+export async function startConsumer(deps: ConsumerDeps, options: SubscribeOptions): Promise<Subscription> {
+  const assignments = await assign(deps, options);
+  const log = deps.log.child({ groupId: options.groupId });
+  const stopping = new AbortController();
+  const wakeup = createWakeup(stopping.signal);
+  const unlisten = deps.onAppend((topic) => {
+    if (options.topics.includes(topic)) wakeup.notify();
+  });
+
+  async function deliver(a: Assignment): Promise<boolean> {
+    if (a.position < a.log.startOffset) {
+      log.warn({ topic: a.topic, partition: a.partition, from: a.position, to: a.log.startOffset }, 'records removed by retention before this group read them, skipping');
+      a.position = a.log.startOffset;
+    }
+    const records = await a.log.read(a.position, deps.maxBatchBytes);
+    if (records.length === 0) return false;
+    await options.eachBatch(toBatch(a, records));
+    const next = records.at(-1)!.offset + 1;
+    await deps.offsets.commit(options.groupId, a.topic, a.partition, next);
+    a.position = next;
+    return true;
+  }
+
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      let delivered = false;
+      for (const a of assignments) {
+        if (stopping.signal.aborted) break;
+        try {
+          delivered = (await deliver(a)) || delivered;
+          failures = 0;
+        } catch (err) {
+          failures++;
+          const retryInMs = Math.min(deps.retryBackoffMs * 2 ** (failures - 1), MAX_BACKOFF_MS);
+          log.warn({ err, topic: a.topic, partition: a.partition, offset: a.position, attempt: failures, retryInMs }, 'batch failed, retrying it uncommitted');
+          await sleep(retryInMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+          delivered = true;
+        }
+      }
+      if (!delivered && !(await wakeup.wait(deps.pollIntervalMs))) {
+        // Nothing arrived in this process for a while: look for appends by another process.
+        await Promise.all(assignments.map((a) => a.log.refresh())).catch((err: unknown) => log.warn({ err }, 'log refresh failed'));
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping.abort();
+      await loop;
+      unlisten();
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { Kafka, type Admin, type Message, type Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { Bus, OutgoingMessage, Subscription } from '../types.js';
+import { groupLag, ensureTopics } from './admin.js';
+import { groupCommit } from '../../group-commit.js';
+import { chunkBySize } from '../../chunk.js';
+import { defaultTuning, subscribeGroup, type GroupTuning } from './consumer.js';
+import { lazy } from './lazy.js';
+import { keyPartitioner } from './partitioner.js';
+import { kafkaLogLevel, pinoLogCreator } from './log.js';
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  log: Logger;
+  tuning?: Partial<GroupTuning>;
+}
+
+interface Outgoing {
+  topic: string;
+  message: OutgoingMessage;
+}
+
+/**
+ * A produce request stays well under the broker's default 1 MiB record-batch limit
+ * (message.max.bytes); larger sends go out as several requests, in order.
+ */
+const REQUEST_BUDGET_BYTES = 768 * 1024;
+
+const sizeOf = ({ message: m }: Outgoing): number => {
+  let n = 64 + m.value.length + (m.key === null ? 0 : Buffer.byteLength(m.key));
+  for (const [k, v] of Object.entries(m.headers ?? {})) n += Buffer.byteLength(k) + Buffer.byteLength(v);
+  return n;
+};
+
+const toKafkaMessage = (m: OutgoingMessage): Message => ({ key: m.key, value: m.value, headers: m.headers });
+
+/** Groups consecutive items of one topic, keeping their order, for one kafkajs sendBatch. */
+function byTopic(items: Outgoing[]): { topic: string; messages: Message[] }[] {
+  const groups = new Map<string, Message[]>();
+  for (const { topic, message } of items) {
+    let list = groups.get(topic);
+    if (!list) groups.set(topic, (list = []));
+    list.push(toKafkaMessage(message));
+  }
+  return [...groups].map(([topic, messages]) => ({ topic, messages }));
+}
+
+/**
+ * The Bus on Apache Kafka through kafkajs. Connections are made on first use. One idempotent
+ * producer serves the whole process: acks from all in-sync replicas, one request in flight (which
+ * kafkajs requires for idempotence) and retries that cannot duplicate or reorder a message.
+ */
+export function createKafkaBus(opts: KafkaBusOptions): Bus {
+  const tuning: GroupTuning = { ...defaultTuning, ...opts.tuning };
+  const kafka = new Kafka({
+    clientId: opts.clientId,
+    brokers: opts.brokers,
+    logLevel: kafkaLogLevel(opts.log),
+    logCreator: pinoLogCreator(opts.log),
+  });
+
+  const producer = lazy(async (): Promise<Producer> => {
+    const p = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      // A send to a missing topic creates it with the broker's default partition count, as the
+      // embedded bus does; ensureTopics is where partition counts are chosen.
+      allowAutoTopicCreation: true,
+      // The Java client's murmur2 partitioner: a key lands where a Java or embedded-bus producer puts it.
+      createPartitioner: keyPartitioner,
+    });
+    await p.connect();
+    return p;
+  });
+  const admin = lazy(async (): Promise<Admin> => {
+    const a = kafka.admin();
+    await a.connect();
+    return a;
+  });
+
+  // Sends that arrive while a produce request is in flight go out together in the next one, so one
+  // request in flight still carries many concurrent callers per round trip.
+  let pending: Outgoing[] = [];
+  const flush = groupCommit(async () => {
+    const items = pending;
+    pending = [];
+    const p = await producer.get();
+    for (const chunk of chunkBySize(items, sizeOf, REQUEST_BUDGET_BYTES)) {
+      await p.sendBatch({ topicMessages: byTopic(chunk), acks: -1 });
+    }
+  });
+
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  return {
+    kind: 'kafka',
+
+    async ensureTopics(topics) {
+      await ensureTopics(await admin.get(), topics);
+    },
+
+    async send(topic, messages) {
+      if (closed) throw new Error('kafka bus is closed');
+      if (messages.length === 0) return;
+      for (const message of messages) pending.push({ topic, message });
+      await flush();
+    },
+
+    async subscribe(options) {
+      if (closed) throw new Error('kafka bus is closed');
+      const inner = await subscribeGroup(kafka, opts.log.child({ group: options.groupId }), options, tuning);
+      if (closed) {
+        // close() ran while this member was joining and could not see it.
+        await inner.stop();
+        throw new Error('kafka bus is closed');
+      }
+      const subscription: Subscription = {
+        async stop() {
+          subscriptions.delete(subscription);
+          await inner.stop();
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async lag(groupId, topic) {
+      return groupLag(await admin.get(), groupId, topic);
+    },
+
+    async close() {
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      await Promise.all(
+        [producer.current(), admin.current()].map(async (client) => {
+          // A connection that never came up has nothing to close.
+          const c = await client?.catch(() => undefined);
+          await c?.disconnect();
+        }),
+      );
+    },
+  };
+}

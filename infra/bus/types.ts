@@ -1,0 +1,68 @@
+/**
+ * The log/bus port: Kafka semantics (topics, partitions, keys, consumer groups, committed offsets)
+ * that both kafkajs and the embedded segment log satisfy. Pipelines depend only on this file.
+ */
+export type Headers = Record<string, string>;
+
+export interface OutgoingMessage {
+  /** Partitioning key; messages with one key stay in one partition, in order. */
+  key: string | null;
+  value: Buffer;
+  headers?: Headers;
+}
+
+export interface ConsumedMessage extends OutgoingMessage {
+  topic: string;
+  partition: number;
+  /** Offset as a decimal string (Kafka offsets exceed 2^53 in principle). */
+  offset: string;
+  /** Append time, ms since epoch. */
+  timestamp: number;
+}
+
+export interface Batch {
+  topic: string;
+  partition: number;
+  messages: ConsumedMessage[];
+  /** Kafka's high watermark when the batch was fetched: the offset the next appended message will get. */
+  highWatermark: string;
+}
+
+export interface SubscribeOptions {
+  groupId: string;
+  topics: string[];
+  /** Where a group with no committed offset starts. Default: earliest. */
+  fromBeginning?: boolean;
+  /**
+   * Handles one batch of one partition. The offsets of the whole batch are committed only after
+   * this resolves, so a crash before then redelivers the batch: handlers must be idempotent.
+   * A throw stops the batch uncommitted; it is retried after a back-off.
+   */
+  eachBatch: (batch: Batch) => Promise<void>;
+}
+
+export interface Subscription {
+  /** Stops fetching, waits for the batch in flight to finish and commit, leaves the group. */
+  stop(): Promise<void>;
+}
+
+export interface TopicSpec {
+  topic: string;
+  partitions: number;
+}
+
+export interface Bus {
+  readonly kind: 'kafka' | 'embedded';
+  /** Creates missing topics; existing ones are left as they are. */
+  ensureTopics(topics: TopicSpec[]): Promise<void>;
+  /** Resolves only once every message is durably in the log (acks=all / fsync). */
+  send(topic: string, messages: OutgoingMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Committed offset lag per partition of a group, for metrics. */
+  lag(groupId: string, topic: string): Promise<{ partition: number; lag: number }[]>;
+  close(): Promise<void>;
+}
+
+/** Name of the dead-letter topic that receives messages of `topic` that fail validation. */
+export const dlqTopic = (topic: string): string => `${topic}.dlq`;
+export const DLQ_REASON_HEADER = 'x-weir-dlq-reason';

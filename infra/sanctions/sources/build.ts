@@ -1,0 +1,56 @@
+import type { EntityType, ListType, NameVariant, SanctionEntity } from '../../../domain/screening/entity.js';
+import { countryCode, parseDob } from '../../../domain/screening/facts.js';
+
+/** Starts an entity of a list; parsers then add names and facts with the helpers below. */
+export function newEntity(listId: string, source: string, listType: ListType, nativeId: string, type: EntityType): SanctionEntity {
+  return {
+    id: `${listId}-${nativeId}`,
+    nativeId,
+    source,
+    listType,
+    type,
+    names: [],
+    datesOfBirth: [],
+    nationalities: [],
+    addresses: [],
+    programs: [],
+    remarks: '',
+    relations: [],
+  };
+}
+
+const pushUnique = <T>(list: T[], value: T) => {
+  if (!list.includes(value)) list.push(value);
+};
+
+/** Adds a name unless the entity already has it (lists repeat names across rows); the first added is primary. */
+export function addName(e: SanctionEntity, name: string, kind: NameVariant['kind']): void {
+  const clean = name.replace(/\s+/g, ' ').trim();
+  if (!clean) return;
+  const key = clean.toLowerCase();
+  if (e.names.some((n) => n.name.toLowerCase() === key)) return;
+  e.names.push({ name: clean, kind: e.names.length === 0 && kind !== 'original_script' ? 'primary' : kind });
+}
+
+export function addDob(e: SanctionEntity, text: string): void {
+  const d = parseDob(text);
+  if (d) pushUnique(e.datesOfBirth, d);
+}
+
+export function addNationality(e: SanctionEntity, text: string): void {
+  const t = text.trim().replace(/\.$/, '');
+  if (t) pushUnique(e.nationalities, countryCode(t) ?? t);
+}
+
+export function addProgram(e: SanctionEntity, program: string): void {
+  const p = program.trim();
+  if (p) pushUnique(e.programs, p);
+}
+
+export function addAddress(e: SanctionEntity, parts: string[], country: string): void {
+  const line = parts.map((p) => p.trim()).filter(Boolean).join(', ');
+  const c = country.trim();
+  if (!line && !c) return;
+  if (e.addresses.some((a) => a.line === line && a.country === c)) return;
+  e.addresses.push({ line, country: c });
+}

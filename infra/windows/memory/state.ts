@@ -1,0 +1,194 @@
+import type { ApplyRequest, EntityRef, SeriesRead, SeriesUpdate } from '../types.js';
+import { SumSeries } from './sum-series.js';
+
+/**
+ * The in-process window state: plain maps and arithmetic, no I/O and no clock. Every method that
+ * changes state takes the instant `at` it runs at, so replaying a journal of (operation, at) pairs
+ * rebuilds exactly the state the live calls built.
+ */
+
+/** Length-prefixed join: unambiguous for any strings (scope 'a:b' + id 'c' differs from 'a' + 'b:c'). */
+export const keyOf = (...parts: string[]): string => parts.map((p) => `${p.length}:${p}`).join('');
+
+interface Entity {
+  sums: Map<string, SumSeries>;
+  maxes: Map<string, number>;
+  touchedAt: number;
+}
+
+/** Ids with an expiry instant: once-claims and intake claims. */
+class ExpiringIds {
+  readonly until = new Map<string, number>();
+
+  claim(key: string, ttlMs: number, at: number): boolean {
+    const exp = this.until.get(key);
+    if (exp !== undefined && exp > at) return false;
+    this.until.set(key, at + ttlMs);
+    return true;
+  }
+
+  sweep(at: number): void {
+    for (const [k, exp] of this.until) if (exp <= at) this.until.delete(k);
+  }
+}
+
+export interface StateOptions {
+  idleTtlMs: number;
+}
+
+export class WindowState {
+  private readonly entities = new Map<string, Entity>();
+  private readonly onces = new ExpiringIds();
+  private readonly claims = new ExpiringIds();
+  private readonly queues = new Map<string, Map<string, number>>();
+
+  constructor(private readonly opts: StateOptions) {}
+
+  apply(requests: ApplyRequest[], at: number): boolean[] {
+    return requests.map((r) => {
+      const key = keyOf(r.entity.scope, r.entity.id);
+      if (r.once && !this.onces.claim(keyOf(key, r.once.id), r.once.ttlMs, at)) return false;
+      const e = this.live(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at };
+      for (const u of r.updates) update(e, u);
+      e.touchedAt = at;
+      this.entities.set(key, e);
+      return true;
+    });
+  }
+
+  read(entity: EntityRef, reads: SeriesRead[], at: number): (number | null)[] {
+    const e = this.live(keyOf(entity.scope, entity.id), at);
+    return reads.map((r) => {
+      if (r.kind === 'max') return e?.maxes.get(r.series) ?? null;
+      if (!e) return 0;
+      evict(e, r.series, r.floor);
+      return e.sums.get(r.series)?.total ?? 0;
+    });
+  }
+
+  claim(scope: string, namespace: string, ids: string[], ttlMs: number, at: number): boolean[] {
+    return ids.map((id) => this.claims.claim(keyOf(scope, namespace, id), ttlMs, at));
+  }
+
+  release(scope: string, namespace: string, ids: string[]): void {
+    for (const id of ids) this.claims.until.delete(keyOf(scope, namespace, id));
+  }
+
+  schedule(scope: string, queue: string, entries: { id: string; dueAt: number }[]): void {
+    const key = keyOf(scope, queue);
+    const q = this.queues.get(key) ?? new Map<string, number>();
+    for (const { id, dueAt } of entries) {
+      const cur = q.get(id);
+      if (cur === undefined || dueAt < cur) q.set(id, dueAt);
+    }
+    if (q.size > 0) this.queues.set(key, q);
+  }
+
+  /** Earliest due first, ties by id: the order a Redis sorted set answers in. */
+  takeDue(scope: string, queue: string, now: number, limit: number): string[] {
+    const key = keyOf(scope, queue);
+    const q = this.queues.get(key);
+    if (!q) return [];
+    const due = [...q].filter(([, dueAt]) => dueAt <= now);
+    due.sort(([a, x], [b, y]) => x - y || (a < b ? -1 : a > b ? 1 : 0));
+    const taken = due.slice(0, limit).map(([id]) => id);
+    for (const id of taken) q.delete(id);
+    if (q.size === 0) this.queues.delete(key);
+    return taken;
+  }
+
+  deleteEntity(entity: EntityRef): void {
+    this.entities.delete(keyOf(entity.scope, entity.id));
+  }
+
+  /** Drops idle entities and expired claims; run before a snapshot so it carries only live state. */
+  sweep(at: number): void {
+    for (const key of [...this.entities.keys()]) this.live(key, at);
+    this.onces.sweep(at);
+    this.claims.sweep(at);
+  }
+
+  /** Counts for memory measurements and tests. */
+  size(): { entities: number; onceIds: number; claims: number } {
+    return { entities: this.entities.size, onceIds: this.onces.until.size, claims: this.claims.until.size };
+  }
+
+  /** The state as JSON lines, one entity (or one chunk of ids) a line, so no single string grows huge. */
+  *toLines(): Generator<string> {
+    for (const [key, e] of this.entities) {
+      const sums = [...e.sums].map(([name, s]) => [name, s.toJSON()]);
+      yield JSON.stringify({ e: key, t: e.touchedAt, s: sums, m: [...e.maxes] });
+    }
+    yield* chunks('o', this.onces.until);
+    yield* chunks('c', this.claims.until);
+    for (const [key, q] of this.queues) yield JSON.stringify({ q: key, d: [...q] });
+  }
+
+  loadLine(line: string): void {
+    const rec = JSON.parse(line) as SnapshotLine;
+    if ('e' in rec) {
+      const sums = new Map(rec.s.map(([name, json]) => [name, SumSeries.fromJSON(json)]));
+      this.entities.set(rec.e, { sums, maxes: new Map(rec.m), touchedAt: rec.t });
+    } else if ('o' in rec) {
+      for (const [k, exp] of rec.o) this.onces.until.set(k, exp);
+    } else if ('c' in rec) {
+      for (const [k, exp] of rec.c) this.claims.until.set(k, exp);
+    } else {
+      this.queues.set(rec.q, new Map(rec.d));
+    }
+  }
+
+  /** The entity, unless it has been idle longer than the idle TTL (then it is dropped, as Redis expires it). */
+  private live(key: string, at: number): Entity | undefined {
+    const e = this.entities.get(key);
+    if (e && at - e.touchedAt > this.opts.idleTtlMs) {
+      this.entities.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+}
+
+type SnapshotLine =
+  | { e: string; t: number; s: [string, number[]][]; m: [string, number][] }
+  | { o: [string, number][] }
+  | { c: [string, number][] }
+  | { q: string; d: [string, number][] };
+
+const CHUNK = 5_000;
+
+function* chunks(tag: 'o' | 'c', ids: Map<string, number>): Generator<string> {
+  let batch: [string, number][] = [];
+  for (const entry of ids) {
+    batch.push(entry);
+    if (batch.length === CHUNK) {
+      yield JSON.stringify({ [tag]: batch });
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield JSON.stringify({ [tag]: batch });
+}
+
+function update(e: Entity, u: SeriesUpdate): void {
+  if (u.kind === 'max') {
+    const cur = e.maxes.get(u.series);
+    if (cur === undefined || u.value > cur) e.maxes.set(u.series, u.value);
+    return;
+  }
+  evict(e, u.series, u.floor);
+  if (u.bucket < u.floor) return;
+  let s = e.sums.get(u.series);
+  if (!s) {
+    s = new SumSeries();
+    e.sums.set(u.series, s);
+  }
+  s.add(u.bucket, u.delta);
+}
+
+function evict(e: Entity, series: string, floor: number): void {
+  const s = e.sums.get(series);
+  if (!s) return;
+  s.evict(floor);
+  // An empty series starts again from an exact zero.
+  if (s.empty) e.sums.delete(series);
+}

@@ -1,0 +1,75 @@
+/**
+ * The window-state port: rolling per-entity series kept in Redis (real) or in process (embedded).
+ *
+ * The store knows nothing of time or windows: callers (pure code in domain/) turn timestamps into
+ * integer bucket indexes and windows into a lowest live bucket. The store keeps, per entity and
+ * series, a map bucket -> sum plus a running total, and evicts buckets below the floor a read or
+ * update names. One entity's keys share a Redis Cluster hash tag, so one entity's update can be
+ * one atomic script on one shard; the standalone Redis adapter runs the requests of a call in a
+ * few scripts of many entities each (redis/index.ts), since per-script cost dominates otherwise.
+ */
+
+/** Entity address: `scope` is the tenant (organization), `id` the entity within it. */
+export interface EntityRef {
+  scope: string;
+  id: string;
+}
+
+export type SeriesUpdate =
+  /** Adds `delta` to bucket `bucket` of a sum series (a count adds 1), unless bucket < floor. */
+  | { kind: 'sum'; series: string; bucket: number; delta: number; floor: number }
+  /** Keeps the larger of the stored value and `value` (last_seen as epoch ms). */
+  | { kind: 'max'; series: string; value: number };
+
+export type SeriesRead =
+  /** Evicts buckets < floor, answers the sum of the rest (0 when empty). */
+  | { kind: 'sum'; series: string; floor: number }
+  /** Answers the stored maximum, or null. */
+  | { kind: 'max'; series: string };
+
+export interface ApplyRequest {
+  entity: EntityRef;
+  updates: SeriesUpdate[];
+  /**
+   * Idempotency: when set, the updates apply only if `id` was not applied before to this entity
+   * (same scope and id) within `ttlMs`; claiming the id and applying the updates are one atomic
+   * step. Ids are remembered per entity, so one event may update several entities once each;
+   * deleteEntity keeps them until their TTL (they guard against redelivery).
+   */
+  once?: { id: string; ttlMs: number };
+}
+
+/**
+ * Durability: every state-changing call resolves only once its effect is durable (memory: journaled
+ * and fsync'ed, group-committed; Redis: as durable as the server's persistence). A consumer may
+ * therefore commit its offsets as soon as `apply` resolves; after a crash, redelivered events are
+ * absorbed by their `once` ids, so effects stay exactly-once.
+ * Floors of one series are expected not to decrease (they come from the clock): eviction is not
+ * journaled, so a bucket evicted by a read may reappear after a restart until the next read evicts it.
+ * Sums: integer counts are exact (to 2^53); sums with fractions carry no binary noise from step to
+ * step (memory rounds each step to 15 significant digits; Redis adds in long double and keeps 17
+ * decimal places), so 0.1 + 0.2 reads 0.3.
+ * Entities without an update for the store's idle TTL (default 100 days) disappear.
+ */
+export interface WindowStore {
+  readonly kind: 'redis' | 'memory';
+  /** Applies each request atomically; answers per request whether it applied (false = seen before). */
+  apply(requests: ApplyRequest[]): Promise<boolean[]>;
+  /** Reads series of one entity; answers values in the order asked. */
+  read(entity: EntityRef, reads: SeriesRead[]): Promise<(number | null)[]>;
+  /**
+   * Claims ids in a namespace for ttlMs without touching series (intake de-duplication):
+   * answers per id whether this call claimed it (false = already claimed).
+   */
+  claim(scope: string, namespace: string, ids: string[], ttlMs: number): Promise<boolean[]>;
+  /** Gives back claims, e.g. when the write they guarded failed. */
+  release(scope: string, namespace: string, ids: string[]): Promise<void>;
+  /** Marks entities of a scope as due at `dueAt` (ms); keeps the earliest due time per entity. */
+  schedule(scope: string, queue: string, entries: { id: string; dueAt: number }[]): Promise<void>;
+  /** Removes and answers the entities of a queue due at or before `now` (at most `limit`). */
+  takeDue(scope: string, queue: string, now: number, limit: number): Promise<string[]>;
+  /** Removes everything stored for an entity (GDPR delete, retired state). */
+  deleteEntity(entity: EntityRef): Promise<void>;
+  /** Makes the state durable (embedded: snapshot to DATA_DIR; Redis: no-op) and releases resources. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,115 @@
+import type { Platform } from '../../infra/platform.js';
+import { deadLetter, type Rejected } from '../dead-letter.js';
+import type { ApplyRequest } from '../../infra/windows/types.js';
+import type { TopicEvent } from '../../schemas/http/counters.js';
+import type { CompiledConfig } from '../../domain/counters/compile.js';
+import { checkEvent } from '../../domain/counters/check-event.js';
+import { crossesThreshold, planEvent, type PlannedEvent } from '../../domain/counters/plan-event.js';
+import type { Decoded } from '../stage.js';
+import type { ConfigStore } from './config-store.js';
+import { DIRTY_QUEUE, EXPIRY_QUEUE, expiryTick, type Flusher } from './flusher.js';
+
+export const EVENTS_TOPIC = 'events';
+
+interface Applied {
+  compiled: CompiledConfig;
+  entityId: string;
+  watched: PlannedEvent['watched'];
+}
+
+/** Entity ids per organization, each with the earliest instant it is due at. */
+class DueSet {
+  private readonly byOrg = new Map<string, Map<string, number>>();
+
+  add(org: string, id: string, dueAt: number): void {
+    let m = this.byOrg.get(org);
+    if (!m) this.byOrg.set(org, (m = new Map<string, number>()));
+    const cur = m.get(id);
+    if (cur === undefined || dueAt < cur) m.set(id, dueAt);
+  }
+
+  entries(): [string, { id: string; dueAt: number }[]][] {
+    return [...this.byOrg].map(([org, m]) => [org, [...m].map(([id, dueAt]) => ({ id, dueAt }))]);
+  }
+}
+
+/**
+ * The counter stage's handler for one partition batch of `events`. Events are checked against their
+ * organization's configuration (the same rules as HTTP intake; failures go to `events.dlq` with the
+ * reason), planned into series updates, and applied in one window-store call with `once` on
+ * event_id, so a batch redelivered after a crash counts each event once. Every planned entity is
+ * queued for the flusher even when its update was a duplicate: the process that applied it first
+ * may have died before queuing it.
+ */
+export function createEventApplier(deps: { platform: Platform; configs: ConfigStore; flusher: Flusher }) {
+  const { windows, bus, clock, log } = deps.platform;
+
+  async function rejectEvents(rejected: Rejected[]): Promise<void> {
+    if (rejected.length === 0) return;
+    await deadLetter(bus, EVENTS_TOPIC, rejected);
+    log.warn({ count: rejected.length, first: rejected[0]!.reason }, 'counter events dead-lettered');
+  }
+
+  /** Flushes at once the entities whose applied events moved a value across an alert threshold. */
+  async function flushCrossings(applied: Applied[]): Promise<void> {
+    const byEntity = new Map<string, { compiled: CompiledConfig; entityId: string; watched: Map<string, PlannedEvent['watched'][number]> }>();
+    for (const a of applied) {
+      if (a.watched.length === 0) continue;
+      const key = JSON.stringify([a.compiled.orgId, a.entityId]);
+      const entry = byEntity.get(key) ?? { compiled: a.compiled, entityId: a.entityId, watched: new Map() };
+      for (const w of a.watched) {
+        const sum = entry.watched.get(w.series);
+        entry.watched.set(w.series, sum ? { ...sum, delta: sum.delta + w.delta } : w);
+      }
+      byEntity.set(key, entry);
+    }
+    const crossed = new Map<CompiledConfig, string[]>();
+    await Promise.all(
+      [...byEntity.values()].map(async ({ compiled, entityId, watched }) => {
+        const ws = [...watched.values()];
+        const after = await windows.read({ scope: compiled.orgId, id: entityId }, ws.map((w) => ({ kind: 'sum' as const, series: w.series, floor: w.floor })));
+        if (ws.some((w, i) => crossesThreshold((after[i] ?? 0) - w.delta, after[i] ?? 0, w.thresholds))) {
+          crossed.set(compiled, [...(crossed.get(compiled) ?? []), entityId]);
+        }
+      }),
+    );
+    for (const [compiled, ids] of crossed) await deps.flusher.flushNow(compiled, ids);
+  }
+
+  return async function handle(records: Decoded<TopicEvent>[]): Promise<void> {
+    const now = clock.now();
+    const rejected: Rejected[] = [];
+    const requests: ApplyRequest[] = [];
+    const planned: Applied[] = [];
+    const dirty = new DueSet();
+    const expiry = new DueSet();
+    // One lookup per organization and batch: the loop below is per event.
+    const configs = new Map<string, CompiledConfig | null>();
+    for (const { value: event, message } of records) {
+      let compiled = configs.get(event.org_id);
+      if (compiled === undefined) configs.set(event.org_id, (compiled = await deps.configs.get(event.org_id)));
+      const reason = checkEvent(compiled, event, now);
+      if (reason) {
+        rejected.push({ message, reason });
+        continue;
+      }
+      if (!compiled) continue;
+      const plan = planEvent(compiled, event, now);
+      if (plan.updates.length === 0) continue;
+      requests.push({ entity: { scope: event.org_id, id: event.entity_id }, updates: plan.updates, once: { id: event.event_id, ttlMs: compiled.eventIdTtlMs } });
+      planned.push({ compiled, entityId: event.entity_id, watched: plan.watched });
+      dirty.add(event.org_id, event.entity_id, now);
+      for (const at of plan.expiries) {
+        const tick = expiryTick(at, compiled.flushMs);
+        expiry.add(event.org_id, `${tick}:${event.entity_id}`, tick);
+      }
+    }
+    await rejectEvents(rejected);
+    const applied = requests.length > 0 ? await windows.apply(requests) : [];
+    await Promise.all([
+      ...dirty.entries().map(([org, entries]) => windows.schedule(org, DIRTY_QUEUE, entries)),
+      ...expiry.entries().map(([org, entries]) => windows.schedule(org, EXPIRY_QUEUE, entries)),
+    ]);
+    await flushCrossings(planned.filter((_, i) => applied[i]));
+  };
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { Platform } from '../../infra/platform.js';
+import type { CompiledConfig } from '../../domain/counters/compile.js';
+import { liveReads, liveValues } from '../../domain/counters/live-values.js';
+import type { CounterTable, FlushRow } from './counter-table.js';
+import type { ConfigStore } from './config-store.js';
+
+/**
+ * Writes refreshed counter values to the counter table. Entities reach a flush through three
+ * window-store queues per organization:
+ * - `dirty`: changed by an event (due at once);
+ * - `expiry`: an event leaves a window then, so the value drops (due at the first flush tick at or
+ *   after that instant; ids are `<tick>:<entity>` so several expiries of one entity are all kept);
+ * - `flushing`: a lease taken before each write, `<instance>:<entity>`. A process that dies between
+ *   taking entities off the queues and writing them leaves its leases behind, and the next tick of
+ *   any other instance flushes those entities again; a live instance drops its own old leases.
+ * Flush ticks fall on multiples of flush_interval_seconds since the epoch.
+ */
+
+const TAKE_LIMIT = 5_000;
+const READ_CONCURRENCY = 64;
+const TICK_MS = 200;
+const WRITE_CHUNK = 1_000;
+const ORG_CONCURRENCY = 16;
+
+export const DIRTY_QUEUE = 'dirty';
+export const EXPIRY_QUEUE = 'expiry';
+const LEASE_QUEUE = 'flushing';
+
+/** The flush tick an expiry instant is handled at. */
+export const expiryTick = (at: number, flushMs: number): number => Math.ceil(at / flushMs) * flushMs;
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export function createFlusher(deps: { platform: Platform; configs: ConfigStore; table: CounterTable }) {
+  const { windows, clock, log } = deps.platform;
+  const instance = randomUUID();
+  const lastTick = new Map<string, number>();
+
+  async function takeAll(org: string, queue: string, now: number): Promise<string[]> {
+    const out: string[] = [];
+    for (;;) {
+      const batch = await windows.takeDue(org, queue, now, TAKE_LIMIT);
+      out.push(...batch);
+      if (batch.length < TAKE_LIMIT) return out;
+    }
+  }
+
+  /**
+   * Reads live values of the entities and writes one row each, retired columns carried over. Large
+   * flushes go in chunks: chDB runs inside this process, and one huge insert would hold up the
+   * pipeline for its whole duration.
+   */
+  async function write(compiled: CompiledConfig, entityIds: string[]): Promise<void> {
+    for (let i = 0; i < entityIds.length; i += WRITE_CHUNK) await writeChunk(compiled, entityIds.slice(i, i + WRITE_CHUNK));
+  }
+
+  async function writeChunk(compiled: CompiledConfig, entityIds: string[]): Promise<void> {
+    const table = compiled.config.table_name;
+    const carried = await deps.table.read(table, compiled.orgId, entityIds, compiled.retired);
+    const rows = await mapLimit(entityIds, READ_CONCURRENCY, async (id): Promise<FlushRow> => {
+      const now = clock.now();
+      const answers = await windows.read({ scope: compiled.orgId, id }, liveReads(compiled, now));
+      const kept = carried.get(id) ?? Object.fromEntries(compiled.retired.map((c) => [c.name, null]));
+      return { entity_id: id, values: { ...kept, ...liveValues(compiled, answers) }, updatedAt: now };
+    });
+    await deps.table.write(table, compiled.orgId, rows);
+  }
+
+  async function flushOrg(compiled: CompiledConfig, now: number): Promise<number> {
+    const org = compiled.orgId;
+    const [dirty, expiring, leased] = await Promise.all([takeAll(org, DIRTY_QUEUE, now), takeAll(org, EXPIRY_QUEUE, now), takeAll(org, LEASE_QUEUE, now)]);
+    const ids = new Set(dirty);
+    for (const e of expiring) ids.add(e.slice(e.indexOf(':') + 1));
+    for (const l of leased) if (!l.startsWith(`${instance}:`)) ids.add(l.slice(l.indexOf(':') + 1));
+    if (ids.size === 0) return 0;
+    const entities = [...ids];
+    await windows.schedule(org, LEASE_QUEUE, entities.map((id) => ({ id: `${instance}:${id}`, dueAt: now + 2 * compiled.flushMs + 10_000 })));
+    try {
+      await write(compiled, entities);
+    } catch (err) {
+      // Back on the dirty queue: the next tick tries again.
+      await windows.schedule(org, DIRTY_QUEUE, entities.map((id) => ({ id, dueAt: now })));
+      throw err;
+    }
+    return entities.length;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const tickOf = (compiled: CompiledConfig, now: number) => Math.floor(now / compiled.flushMs) * compiled.flushMs;
+  // An organization's first interval starts when this process learns of its configuration.
+  deps.configs.onChange((c) => {
+    if (!lastTick.has(c.orgId)) lastTick.set(c.orgId, tickOf(c, clock.now()));
+  });
+
+  async function flushDue(compiled: CompiledConfig, now: number, force: boolean): Promise<void> {
+    const due = tickOf(compiled, now);
+    const last = lastTick.get(compiled.orgId);
+    lastTick.set(compiled.orgId, due);
+    if (!force && (last === undefined || last >= due)) return;
+    try {
+      const n = await flushOrg(compiled, now);
+      if (n > 0) log.debug({ org: compiled.orgId, entities: n }, 'counters flushed');
+    } catch (err) {
+      log.error({ err, org: compiled.orgId }, 'counter flush failed; retrying next tick');
+    }
+  }
+
+  async function tick(force = false): Promise<void> {
+    const now = clock.now();
+    await mapLimit(deps.configs.known(), ORG_CONCURRENCY, (c) => flushDue(c, now, force));
+  }
+
+  return {
+    /** Flushes these entities now (an alert threshold was crossed). */
+    flushNow: (compiled: CompiledConfig, entityIds: string[]) => write(compiled, entityIds),
+
+    /** One pass over every organization whose tick is due (tests drive this with a manual clock). */
+    tick: () => (running = running.then(() => tick())),
+
+    start(): void {
+      timer = setInterval(() => void (running = running.then(() => tick())), TICK_MS);
+      timer.unref();
+    },
+
+    /** Stops the timer and writes what is pending, so a graceful stop leaves the table current. */
+    async stop(): Promise<void> {
+      if (timer) clearInterval(timer);
+      await running;
+      await tick(true);
+    },
+  };
+}
+
+export type Flusher = ReturnType<typeof createFlusher>;

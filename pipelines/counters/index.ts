@@ -1,0 +1,24 @@
+import type { Platform } from '../../infra/platform.js';
+import type { Stoppable } from '../../services/types.js';
+import { topicEventSchema } from '../../schemas/http/counters.js';
+import { startStage } from '../stage.js';
+import { createEventApplier, EVENTS_TOPIC } from './apply-events.js';
+import type { ConfigStore } from './config-store.js';
+import type { Flusher } from './flusher.js';
+
+/**
+ * The counter pipeline of the `counters` role: the consumer group `weir.counters` on `events`
+ * (keyed `<org_id>:<entity_id>`, so one entity's events stay in one partition, in order) plus the
+ * flusher that writes refreshed values to the counter table.
+ */
+export async function startCounterPipeline(deps: { platform: Platform; configs: ConfigStore; flusher: Flusher }): Promise<Stoppable> {
+  const handle = createEventApplier(deps);
+  const stage = await startStage({ platform: deps.platform, name: 'counters', topic: EVENTS_TOPIC, schema: topicEventSchema, handle });
+  deps.flusher.start();
+  return {
+    async stop() {
+      await stage.stop();
+      await deps.flusher.stop();
+    },
+  };
+}

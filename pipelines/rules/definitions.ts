@@ -1,0 +1,156 @@
+import type { Analytics } from '../../infra/analytics/types.js';
+import type { Clock } from '../../infra/clock.js';
+import type { TableDefinition } from '../../domain/rules/custom-table.js';
+import type { Rule } from '../../domain/rules/rule.js';
+import type { ValueType } from '../../domain/rules/values.js';
+import { keyedSerial, versionSource } from './versions.js';
+
+export interface FieldDef {
+  name: string;
+  fieldType: ValueType;
+}
+export type StoredRule = Rule & { version: number };
+
+/** One organization's definitions as one immutable snapshot. */
+export interface OrgDefinitions {
+  fields: FieldDef[];
+  rules: StoredRule[];
+  tables: TableDefinition[];
+}
+
+export interface Definitions {
+  /** The cached snapshot; re-read after a local write at once, else at most `ttlMs` stale. */
+  snapshot(orgId: string): Promise<OrgDefinitions>;
+  /** false when the field exists already. */
+  addField(orgId: string, field: FieldDef): Promise<boolean>;
+  putRule(orgId: string, rule: Rule): Promise<void>;
+  /** false when no such rule. */
+  deleteRule(orgId: string, ruleId: string): Promise<boolean>;
+  /** false when the table exists already. `create` makes the physical table before the definition is visible. */
+  addTable(orgId: string, def: TableDefinition, create: () => Promise<void>): Promise<boolean>;
+  /** The deleted definition, or null when none. `drop` removes the physical table after. */
+  deleteTable(orgId: string, tableName: string, drop: (def: TableDefinition) => Promise<void>): Promise<TableDefinition | null>;
+}
+
+interface Loaded {
+  defs: OrgDefinitions;
+  /** The rows it was built from, as text: a reload that finds the same rows keeps `defs`. */
+  source: string;
+}
+
+interface CacheEntry {
+  value: Promise<OrgDefinitions>;
+  source: Promise<string>;
+  loadedAt: number;
+  refreshing: boolean;
+}
+
+/**
+ * Definitions in ClickHouse ReplacingMergeTree tables (see migrations.ts), read with FINAL, with
+ * a per-organization cache. Other processes' writes are seen after `ttlMs`: a stale snapshot is
+ * served while a fresh one loads, so the transaction path never waits on a reload.
+ */
+export function createDefinitions(analytics: Analytics, clock: Clock, ttlMs: number): Definitions {
+  const cache = new Map<string, CacheEntry>();
+  const serial = keyedSerial();
+  const nextVersion = versionSource(() => clock.now());
+
+  const rows = async <T>(query: string, orgId: string, extra: Record<string, unknown> = {}): Promise<T[]> => {
+    const rs = await analytics.query({ query, query_params: { org: orgId, ...extra }, format: 'JSONEachRow' });
+    return rs.json<T>();
+  };
+
+  async function load(orgId: string): Promise<Loaded> {
+    const [fields, rules, tables] = await Promise.all([
+      rows<{ name: string; field_type: ValueType }>('SELECT name, field_type FROM rule_fields FINAL WHERE org_id = {org:String} AND deleted = 0 ORDER BY name', orgId),
+      rows<{ body: string; version: string }>('SELECT body, version FROM rule_rules FINAL WHERE org_id = {org:String} AND deleted = 0 ORDER BY rule_id', orgId),
+      rows<{ definition: string }>('SELECT definition FROM rule_tables FINAL WHERE org_id = {org:String} AND deleted = 0 ORDER BY table_name', orgId),
+    ]);
+    return {
+      defs: {
+        fields: fields.map((f) => ({ name: f.name, fieldType: f.field_type })),
+        rules: rules.map((r) => ({ ...(JSON.parse(r.body) as Rule), version: Number(r.version) })),
+        tables: tables.map((t) => JSON.parse(t.definition) as TableDefinition),
+      },
+      source: JSON.stringify([fields, rules, tables]),
+    };
+  }
+
+  function fresh(orgId: string): CacheEntry {
+    const loaded = load(orgId);
+    const entry: CacheEntry = { value: loaded.then((l) => l.defs), source: loaded.then((l) => l.source), loadedAt: clock.now(), refreshing: false };
+    entry.source.catch(() => undefined);
+    entry.value.catch(() => cache.get(orgId) === entry && cache.delete(orgId));
+    cache.set(orgId, entry);
+    return entry;
+  }
+
+  const invalidate = (orgId: string) => cache.delete(orgId);
+
+  const exists = async (table: string, keyColumn: string, orgId: string, key: string) =>
+    Number((await rows<{ n: string | number }>(`SELECT count() AS n FROM ${table} FINAL WHERE org_id = {org:String} AND ${keyColumn} = {key:String} AND deleted = 0`, orgId, { key }))[0]!.n) > 0;
+
+  return {
+    async snapshot(orgId) {
+      const entry = cache.get(orgId) ?? fresh(orgId);
+      if (clock.now() - entry.loadedAt > ttlMs && !entry.refreshing) {
+        entry.refreshing = true;
+        const next = load(orgId);
+        // An unchanged reload keeps the same snapshot object, so the engine's compiled context
+        // (keyed by snapshot identity) is not rebuilt every ttlMs.
+        Promise.all([next, entry.source]).then(
+          ([v, source]) => {
+            if (cache.get(orgId) !== entry) return;
+            const value = v.source === source ? entry.value : Promise.resolve(v.defs);
+            cache.set(orgId, { value, source: Promise.resolve(v.source), loadedAt: clock.now(), refreshing: false });
+          },
+          () => {
+            entry.refreshing = false;
+          },
+        );
+      }
+      return entry.value;
+    },
+
+    addField: (orgId, field) =>
+      serial(`${orgId}/fields`, async () => {
+        if (await exists('rule_fields', 'name', orgId, field.name)) return false;
+        await analytics.insert({ table: 'rule_fields', format: 'JSONEachRow', values: [{ org_id: orgId, name: field.name, field_type: field.fieldType, version: nextVersion(), deleted: 0 }] });
+        invalidate(orgId);
+        return true;
+      }),
+
+    async putRule(orgId, rule) {
+      await analytics.insert({ table: 'rule_rules', format: 'JSONEachRow', values: [{ org_id: orgId, rule_id: rule.id, body: JSON.stringify(rule), version: nextVersion(), deleted: 0 }] });
+      invalidate(orgId);
+    },
+
+    deleteRule: (orgId, ruleId) =>
+      serial(`${orgId}/rules`, async () => {
+        if (!(await exists('rule_rules', 'rule_id', orgId, ruleId))) return false;
+        await analytics.insert({ table: 'rule_rules', format: 'JSONEachRow', values: [{ org_id: orgId, rule_id: ruleId, body: '{}', version: nextVersion(), deleted: 1 }] });
+        invalidate(orgId);
+        return true;
+      }),
+
+    addTable: (orgId, def, create) =>
+      serial(`${orgId}/tables`, async () => {
+        if (await exists('rule_tables', 'table_name', orgId, def.tableName)) return false;
+        await create();
+        await analytics.insert({ table: 'rule_tables', format: 'JSONEachRow', values: [{ org_id: orgId, table_name: def.tableName, definition: JSON.stringify(def), version: nextVersion(), deleted: 0 }] });
+        invalidate(orgId);
+        return true;
+      }),
+
+    deleteTable: (orgId, tableName, drop) =>
+      serial(`${orgId}/tables`, async () => {
+        const [row] = await rows<{ definition: string }>('SELECT definition FROM rule_tables FINAL WHERE org_id = {org:String} AND table_name = {key:String} AND deleted = 0', orgId, { key: tableName });
+        if (!row) return null;
+        const def = JSON.parse(row.definition) as TableDefinition;
+        await analytics.insert({ table: 'rule_tables', format: 'JSONEachRow', values: [{ org_id: orgId, table_name: tableName, definition: '{}', version: nextVersion(), deleted: 1 }] });
+        invalidate(orgId);
+        await drop(def);
+        return def;
+      }),
+  };
+}

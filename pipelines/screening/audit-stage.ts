@@ -1,0 +1,34 @@
+import type { Platform } from '../../infra/platform.js';
+import type { Stoppable } from '../../services/types.js';
+import { startStage } from '../stage.js';
+import { SCREENINGS_TOPIC, screeningRecord } from './record.js';
+
+/**
+ * Writes screening audit records from the topic to ClickHouse. The table is a ReplacingMergeTree
+ * keyed by audit_id, so a batch delivered twice after a crash leaves one row per screening.
+ */
+export function startScreeningAuditStage(platform: Platform): Promise<Stoppable> {
+  return startStage({
+    platform,
+    name: 'screening-audit',
+    topic: SCREENINGS_TOPIC,
+    schema: screeningRecord,
+    handle: async (records) => {
+      await platform.analytics.insert({
+        table: 'screenings',
+        format: 'JSONEachRow',
+        values: records.map(({ value: r }) => ({
+          audit_id: r.audit_id,
+          org_id: r.org_id,
+          name: r.name,
+          decision: r.decision,
+          score: r.score ?? null,
+          entity_id: r.entity_id ?? null,
+          list_version: r.list_version,
+          created_at: r.created_at,
+          payload: JSON.stringify(r.payload ?? null),
+        })),
+      });
+    },
+  });
+}

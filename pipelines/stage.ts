@@ -1,0 +1,94 @@
+import type { ZodType } from 'zod';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Platform } from '../infra/platform.js';
+import type { Batch, ConsumedMessage } from '../infra/bus/types.js';
+import { deadLetter, type Rejected } from './dead-letter.js';
+import type { Stoppable } from '../services/types.js';
+import { describeZodError } from '../api/http/validate.js';
+import { CodecError } from '../infra/codec/types.js';
+
+export interface Decoded<T> {
+  value: T;
+  message: ConsumedMessage;
+}
+
+export interface StageOptions<T> {
+  platform: Platform;
+  /** Stage identity; the consumer group is `weir.<name>`. */
+  name: string;
+  topic: string;
+  schema: ZodType<T>;
+  /**
+   * Applies the valid records of one partition batch. Must be idempotent: after a crash the batch
+   * is delivered again. Resolving commits the batch; throwing retries it.
+   */
+  handle(records: Decoded<T>[], batch: Batch): Promise<void>;
+}
+
+interface StageMetrics {
+  processed: Counter<'stage'>;
+  deadLettered: Counter<'stage'>;
+  lag: Gauge<'stage' | 'partition'>;
+}
+
+const metricsByRegistry = new WeakMap<Registry, StageMetrics>();
+
+/** Stage metrics are declared once per registry and labelled by stage. */
+function stageMetrics(registry: Registry): StageMetrics {
+  let m = metricsByRegistry.get(registry);
+  if (!m) {
+    m = {
+      processed: new Counter({ name: 'weir_stage_messages_total', help: 'Messages handled by a pipeline stage', labelNames: ['stage'], registers: [registry] }),
+      deadLettered: new Counter({ name: 'weir_stage_dead_lettered_total', help: 'Messages sent to the dead-letter topic', labelNames: ['stage'], registers: [registry] }),
+      lag: new Gauge({ name: 'weir_consumer_lag_messages', help: 'Messages behind the partition end after a batch', labelNames: ['stage', 'partition'], registers: [registry] }),
+    };
+    metricsByRegistry.set(registry, m);
+  }
+  return m;
+}
+
+/**
+ * The shape of every Kafka stage: decode (JSON or Avro), validate with zod, send failures to
+ * `<topic>.dlq` with the reason in a header, hand the rest to `handle`, commit.
+ */
+export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
+  const { bus, codec, log, metrics } = opts.platform;
+  const m = stageMetrics(metrics);
+  const stageLog = log.child({ stage: opts.name });
+  const subscription = await bus.subscribe({
+    groupId: `weir.${opts.name}`,
+    topics: [opts.topic],
+    fromBeginning: true,
+    eachBatch: async (batch) => {
+      const valid: Decoded<T>[] = [];
+      const rejected: Rejected[] = [];
+      for (const message of batch.messages) {
+        let reason: string;
+        try {
+          const parsed = opts.schema.safeParse(await codec.decode(opts.topic, message.value));
+          if (parsed.success) {
+            valid.push({ value: parsed.data, message });
+            continue;
+          }
+          reason = describeZodError(parsed.error);
+        } catch (err) {
+          // Bytes that are neither JSON nor Avro are the message's fault; anything else (a
+          // registry outage) is ours, and the batch is retried rather than dead-lettered.
+          if (!(err instanceof CodecError)) throw err;
+          reason = err.message;
+        }
+        rejected.push({ message, reason });
+      }
+      if (rejected.length > 0) {
+        await deadLetter(bus, opts.topic, rejected);
+        m.deadLettered.inc({ stage: opts.name }, rejected.length);
+        stageLog.warn({ count: rejected.length, first: rejected[0]!.reason }, 'messages dead-lettered');
+      }
+      if (valid.length > 0) await opts.handle(valid, batch);
+      m.processed.inc({ stage: opts.name }, batch.messages.length);
+      const last = batch.messages.at(-1);
+      if (last) m.lag.set({ stage: opts.name, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(last.offset) - 1));
+    },
+  });
+  return subscription;
+}

@@ -1,0 +1,98 @@
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createKafkaBus } from '../infra/bus/kafka/index.js';
+import { partitionLag, replicationFactorFor } from '../infra/bus/kafka/admin.js';
+import { chunkBySize } from '../infra/chunk.js';
+import { keyPartitioner } from '../infra/bus/kafka/partitioner.js';
+import fc from 'fast-check';
+import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import type { Bus } from '../infra/bus/types.js';
+import { busContract, consume, jsonMessage, uniqueName } from './contracts/bus.js';
+import { busCrashSuite } from './fixtures/bus-crash-harness.js';
+import { requireAddress, shouldRun } from './support/infra.js';
+
+describe('kafka bus helpers', () => {
+  it('chunks by summed size, keeping order, an oversized item alone', () => {
+    expect(chunkBySize([3, 3, 3, 9, 1, 1], (n) => n, 6)).toEqual([[3, 3], [3], [9], [1, 1]]);
+    expect(chunkBySize([], (n: number) => n, 6)).toEqual([]);
+  });
+
+  it('counts lag from the committed offset, or from the oldest message when nothing is committed', () => {
+    const ends = [
+      { partition: 1, high: '10', low: '4' },
+      { partition: 0, high: '7', low: '0' },
+      { partition: 2, high: '5', low: '5' },
+    ];
+    expect(partitionLag(ends, [{ partition: 0, offset: '7' }, { partition: 1, offset: '-1' }])).toEqual([
+      { partition: 0, lag: 0 },
+      { partition: 1, lag: 6 },
+      { partition: 2, lag: 0 },
+    ]);
+  });
+
+  it("places keyed messages where kafkajs's default partitioner does", () => {
+    const ours = keyPartitioner();
+    const theirs = Partitioners.DefaultPartitioner();
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.integer({ min: 1, max: 64 }), (key, n) => {
+        const partitionMetadata = Array.from({ length: n }, (_, partitionId): PartitionMetadata => ({ partitionId, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0 }));
+        const args = { topic: 't', partitionMetadata, message: { key, value: 'v' } };
+        return ours(args) === theirs(args);
+      }),
+    );
+  });
+
+  it('replicates up to three copies, never more than there are brokers', () => {
+    expect([1, 2, 3, 5].map(replicationFactorFor)).toEqual([1, 2, 3, 3]);
+  });
+});
+
+const log = pino({ level: 'error' });
+const kafkaBus = (): Bus =>
+  createKafkaBus({ brokers: requireAddress('kafkaBrokers').split(','), clientId: `weir-test-${process.pid}`, log });
+
+describe.skipIf(!shouldRun('kafkaBrokers'))('kafka bus on a real broker', () => {
+  busContract('kafka', async () => kafkaBus(), { timeoutMs: 60_000 });
+
+  busCrashSuite({
+    name: 'kafka',
+    async setup() {
+      return { bus: kafkaBus(), childEnv: { KAFKA_BROKERS: requireAddress('kafkaBrokers') } };
+    },
+  });
+
+  describe('failed batches', () => {
+    const buses: Bus[] = [];
+    afterAll(async () => {
+      await Promise.all(buses.map((b) => b.close()));
+    });
+
+    it('redelivers a batch whose handler threw from its first offset, with nothing committed meanwhile', async () => {
+      const bus = kafkaBus();
+      buses.push(bus);
+      const topic = uniqueName('redeliver');
+      const groupId = uniqueName('g');
+      await bus.ensureTopics([{ topic, partitions: 1 }]);
+      await bus.send(topic, ['a', 'b', 'c'].map((v) => jsonMessage('k', { v })));
+
+      const lagDuringRetry: number[] = [];
+      let attempt = 0;
+      const c = await consume(bus, {
+        groupId,
+        topics: [topic],
+        handle: async () => {
+          attempt++;
+          if (attempt === 1) throw new Error('handler failure (expected by the test)');
+          if (attempt === 2) lagDuringRetry.push(...(await bus.lag(groupId, topic)).map((p) => p.lag));
+        },
+      });
+      await c.waitFor('3 messages', (d) => d.length >= 3);
+      await c.stop();
+
+      expect(c.attempts.map((b) => b.messages.map((m) => m.offset))).toEqual([['0', '1', '2'], ['0', '1', '2']]);
+      // The failed attempt committed nothing: all three were still outstanding on the retry.
+      expect(lagDuringRetry).toEqual([3]);
+      expect(await bus.lag(groupId, topic)).toEqual([{ partition: 0, lag: 0 }]);
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../infra/config.js';
+
+describe('configuration from the environment', () => {
+  it('fills documented defaults when nothing is set', () => {
+    const c = loadConfig({});
+    expect(c.PORT).toBe(8080);
+    expect(c.DATA_DIR).toBe('./data');
+    expect(c.KAFKA_BROKERS).toBeUndefined();
+    expect(c.REDIS_URL).toBeUndefined();
+    expect(c.CLICKHOUSE_URL).toBeUndefined();
+    expect(c.API_KEYS).toEqual([]);
+  });
+
+  it('parses API_KEYS entries with an optional plan', () => {
+    const c = loadConfig({ API_KEYS: 'org_a:k1, org_b:k2:starter' });
+    expect(c.API_KEYS).toEqual([
+      { orgId: 'org_a', key: 'k1', plan: 'enterprise' },
+      { orgId: 'org_b', key: 'k2', plan: 'starter' },
+    ]);
+  });
+
+  it('splits KAFKA_BROKERS into host:port entries', () => {
+    expect(loadConfig({ KAFKA_BROKERS: 'a:9092,b:9093' }).KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT/],
+    ['PORT', '70000', /PORT/],
+    ['KAFKA_BROKERS', 'localhost', /KAFKA_BROKERS.*host:port/],
+    ['REDIS_URL', 'not a url', /REDIS_URL/],
+    ['CLICKHOUSE_URL', '::', /CLICKHOUSE_URL/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['TRANSACTION_TRACE', 'yes', /TRANSACTION_TRACE/],
+    ['CLICKHOUSE_DATABASE', 'weir; DROP', /CLICKHOUSE_DATABASE/],
+    ['BODY_LIMIT', 'huge', /BODY_LIMIT/],
+  ])('rejects %s=%s with a message naming the variable', (name, value, pattern) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(pattern);
+  });
+
+  it('names a bad API_KEYS entry without echoing its secret', () => {
+    let message = '';
+    try {
+      loadConfig({ API_KEYS: 'org_a:supersecret:platinum' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/API_KEYS: entry 1 must be orgId:apiKey\[:plan\]/);
+    expect(message).not.toContain('supersecret');
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL/);
+  });
+});
