@@ -304,17 +304,32 @@ describe('transactions', () => {
     expect((await api.post(`/rules/org_a/${ruleId}/sql-preview`, {})).status).toBe(200);
   });
 
-  it('writes every decision to ClickHouse decisions, once per transaction id', async () => {
-    expect((await api.post('/rules/org_a', rule({ name: 'over 100' }))).status).toBe(201);
+  it('writes every decision to ClickHouse decisions, once per transaction id, with each rule result', async () => {
+    const created = await api.post('/rules/org_a', rule({ name: 'over 100', evaluations: [{ name: 'large', expression: 'amount > 100' }, { name: 'usd', expression: "currency = 'USD'" }] }));
+    expect(created.status).toBe(201);
     const t = tx({ transaction_id: 'decided-1' });
     expect((await api.post('/transaction/org_a', t)).status).toBe(200);
+    type Result = { rule_id: string; rule_version: number | string; triggered: number; score: number; evaluations: number[] };
     const rows = await eventually(async () => {
-      const r = await query<{ transaction_id: string; entity_id: string; rule_results: string }>('SELECT * FROM decisions FINAL WHERE org_id = {o:String} AND transaction_id = {t:String}', { o: 'org_a', t: 'decided-1' });
+      const r = await query<{ transaction_id: string; entity_id: string; rule_results: Result[] }>('SELECT * FROM decisions FINAL WHERE org_id = {o:String} AND transaction_id = {t:String}', { o: 'org_a', t: 'decided-1' });
       return r.length > 0 ? r : undefined;
     });
     expect(rows).toHaveLength(1);
     expect(rows[0]!.entity_id).toBe('acct-1');
-    expect(JSON.parse(rows[0]!.rule_results).length).toBeGreaterThan(0);
+    const mine = rows[0]!.rule_results.find((r) => r.rule_id === created.body.data.ruleId);
+    expect(mine).toMatchObject({ triggered: 1, score: 1, evaluations: [1, 0] });
+    // The version names the rule's definition as it was: its name, threshold and actions are in rule_history.
+    const [history] = await query<{ body: string }>('SELECT body FROM rule_history WHERE org_id = {o:String} AND rule_id = {r:String} AND version = {v:UInt64}', { o: 'org_a', r: mine!.rule_id, v: String(mine!.rule_version) });
+    expect(JSON.parse(history!.body)).toMatchObject({ name: 'over 100', threshold: 1 });
+    // The analysts' query of domain/rules/README.md, without its date filter.
+    const perRule = await query<{ rule_id: string; name: string; triggered: number | string }>(
+      `SELECT r.rule_id AS rule_id, JSONExtractString(h.body, 'name') AS name, countIf(r.triggered = 1) AS triggered
+       FROM decisions FINAL ARRAY JOIN rule_results AS r
+       LEFT JOIN rule_history AS h ON h.org_id = decisions.org_id AND h.rule_id = r.rule_id AND h.version = r.rule_version
+       WHERE decisions.org_id = 'org_a'
+       GROUP BY r.rule_id, name ORDER BY triggered DESC`,
+    );
+    expect(perRule).toContainEqual({ rule_id: mine!.rule_id, name: 'over 100', triggered: expect.anything() });
   });
 
   it('evaluates transactions that producers publish straight to the topic; invalid ones go to the DLQ', async () => {
@@ -323,6 +338,11 @@ describe('transactions', () => {
     await p.platform.bus.send('transactions', [
       { key: 'org_a:acct-1', value: await p.platform.codec.encode('transactions', direct) },
       { key: 'org_a:acct-1', value: Buffer.from(JSON.stringify(bad)) },
+      {
+        key: 'org_a:acct-1',
+        value: await p.platform.codec.encode('transactions', tx({ transaction_id: 'bad-results', org_id: 'org_a' })),
+        headers: { 'x-weir-decision': JSON.stringify({ decided_at: '2024-03-01T14:05:00Z', score: 0, triggered_rules_count: 0 }), 'x-weir-rule-results': '[["r1",1,2,0,[]]]' },
+      },
     ]);
     const [row] = await eventually(async () => {
       const r = await query<{ score: number; triggered_rules_count: number }>("SELECT * FROM decisions FINAL WHERE org_id = 'org_a' AND transaction_id = 'direct-1'");
@@ -338,10 +358,10 @@ describe('transactions', () => {
         for (const m of b.messages) dead.push(`${JSON.parse(m.value.toString()).transaction_id}: ${m.headers?.['x-weir-dlq-reason']}`);
       },
     });
-    await eventually(async () => (dead.length > 0 ? true : undefined));
+    await eventually(async () => (dead.length > 1 ? true : undefined));
     await sub.stop();
-    expect(dead).toEqual([expect.stringMatching(/^direct-bad: invalid transaction: transaction_time/)]);
-    expect(await query("SELECT * FROM decisions FINAL WHERE transaction_id = 'direct-bad'")).toEqual([]);
+    expect(dead).toEqual([expect.stringMatching(/^direct-bad: invalid transaction: transaction_time/), expect.stringMatching(/^bad-results: x-weir-rule-results header: .*\[0\]\[2\]/)]);
+    expect(await query("SELECT * FROM decisions FINAL WHERE transaction_id IN ('direct-bad', 'bad-results')")).toEqual([]);
   });
 });
 

@@ -6,9 +6,9 @@ export function envelope(res: Response, status: number, data: unknown, message?:
 }
 
 /**
- * Sends JSON text as it is. The transaction answer embeds the processedRules JSON that the topic
- * message also carries, so it is serialised once; and the ETag of `res.json` (a hash of every
- * body) buys nothing for answers that are never the same twice.
+ * Sends JSON text as it is. The transaction answer embeds processedRules JSON built from fragments
+ * fixed per rule version (domain/rules/rule.ts), not JSON.stringify; and the ETag of `res.json`
+ * (a hash of every body) buys nothing for answers that are never the same twice.
  */
 export function sendJson(res: Response, status: number, json: string): void {
   res.status(status).setHeader('content-type', 'application/json; charset=utf-8');

@@ -3,14 +3,13 @@ import type { Router } from 'express';
 import { badRequest, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { previewBody, ruleBody, statusBody, type RuleBody } from '../../schemas/http/rules.js';
-import { ruleProblem, type Rule } from '../../domain/rules/rule.js';
+import { ruleProblem, type Rule, type VersionedRule } from '../../domain/rules/rule.js';
 import { toClickHouse } from '../../domain/rules/sql.js';
 import { toRuntime, type Value } from '../../domain/rules/values.js';
-import type { StoredRule } from '../../pipelines/rules/definitions.js';
 import { envelope } from './envelope.js';
 import { param, type RulesDeps } from './deps.js';
 
-const present = ({ version: _version, ...rule }: StoredRule): Rule => rule;
+const present = ({ version: _version, ...rule }: VersionedRule): Rule => rule;
 
 /** Rules: stored with their expressions checked against the organization's schema at write time. */
 export function mountRules(r: Router, d: RulesDeps): void {
@@ -21,7 +20,7 @@ export function mountRules(r: Router, d: RulesDeps): void {
     return body;
   }
 
-  async function existing(orgId: string, ruleId: string): Promise<StoredRule> {
+  async function existing(orgId: string, ruleId: string): Promise<VersionedRule> {
     const rule = (await d.definitions.snapshot(orgId)).rules.find((x) => x.id === ruleId);
     if (!rule) throw notFound(`rule '${ruleId}' not found`);
     return rule;

@@ -34,14 +34,13 @@ export function mountTransaction(r: Router, d: RulesDeps): void {
       if (err instanceof UnknownRulesError) throw badRequest(err.message);
       throw err;
     }
-    const decision = serialise(result);
     const published = metrics.publish.startTimer();
-    await publishTransaction(d.platform, orgId, tx, decision);
+    await publishTransaction(d.platform, orgId, tx, serialise(result));
     published();
     const processed = result.decision.processed_rules.length;
     const triggered = result.decision.triggered_rules_count;
     const message = `${processed} rule${processed === 1 ? '' : 's'} processed, ${triggered} triggered`;
     const trace = result.trace ? `,"trace":${JSON.stringify(result.trace)}` : '';
-    sendJson(res, 200, `{"success":true,"data":{"message":${JSON.stringify(message)},"processedRules":${decision.rulesJson},"triggeredRulesCount":${triggered}${trace}}}`);
+    sendJson(res, 200, `{"success":true,"data":{"message":${JSON.stringify(message)},"processedRules":${result.rulesJson},"triggeredRulesCount":${triggered}${trace}}}`);
   });
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testSchema } from '../../test/fixtures/rules-schema.js';
 import { checkExpression } from './check.js';
 import { compile, type EvalContext } from './evaluate.js';
-import { compileRule, runRule, type Rule } from './rule.js';
+import { compileRule, ruleResultsJson, runRule, type VersionedRule } from './rule.js';
 import { parseDateTime, type Value } from './values.js';
 
 const ctx: EvalContext = {
@@ -64,8 +64,8 @@ describe('evaluator', () => {
 });
 
 describe('rules', () => {
-  const rule: Rule = {
-    id: 'r1', name: 'big', description: '', threshold: 2, useAi: false, active: true,
+  const rule: VersionedRule = {
+    id: 'r1', version: 7, name: 'big', description: '', threshold: 2, useAi: false, active: true,
     evaluations: [
       { name: 'large', expression: 'amount > 100', weight: 1.5 },
       { name: 'unknown_score', expression: 'risk_score > 0.5', weight: 1 },
@@ -92,8 +92,8 @@ describe('rules', () => {
 describe('processed rules JSON', () => {
   it('is exactly what JSON.stringify writes', async () => {
     const { processedRulesJson } = await import('./rule.js');
-    const rule: Rule = {
-      id: 'r"1', name: 'quote " and \u2028', description: '', threshold: 0.1 + 0.2, useAi: false, active: true,
+    const rule: VersionedRule = {
+      id: 'r"1', version: 3, name: 'quote " and \u2028', description: '', threshold: 0.1 + 0.2, useAi: false, active: true,
       evaluations: [{ name: 'a', expression: 'amount > 1', weight: 0.1 }, { name: 'b"', expression: 'ghosts.x = 1', weight: 1 }],
       actions: [{ type: 't', description: 'd' }],
     };
@@ -102,5 +102,21 @@ describe('processed rules JSON', () => {
       const processed = compiled.map((c) => runRule(c, ctx));
       expect(processedRulesJson(compiled, processed)).toBe(JSON.stringify(processed));
     }
+  });
+});
+
+describe('rule results JSON', () => {
+  it('is the JSON of [rule_id, rule_version, triggered, score, results] per rule, flags as 0/1', () => {
+    const rule: VersionedRule = {
+      id: 'r"1', version: 1763776000000123, name: 'n', description: '', threshold: 1, useAi: false, active: true,
+      evaluations: [{ name: 'a', expression: 'amount > 100', weight: 0.1 + 0.2 }, { name: 'b', expression: 'amount < 0', weight: 1 }, { name: 'c', expression: 'ghosts.x = 1', weight: 1 }],
+      actions: [],
+    };
+    const compiled = [compileRule(rule, testSchema), compileRule({ ...rule, id: 'r2', version: 2, threshold: 0.3 }, testSchema)];
+    const processed = compiled.map((c) => runRule(c, ctx));
+    expect(JSON.parse(ruleResultsJson(compiled, processed))).toEqual([
+      ['r"1', 1763776000000123, 0, 0.1 + 0.2, [1, 0, 0]],
+      ['r2', 2, 1, 0.1 + 0.2, [1, 0, 0]],
+    ]);
   });
 });

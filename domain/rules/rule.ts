@@ -25,10 +25,13 @@ export interface Rule {
   actions: Action[];
 }
 
+/** A rule as stored: every write makes a new version, and a decision names the version it ran. */
+export type VersionedRule = Rule & { version: number };
+
 export type CompiledEvaluation = Evaluation & ({ ok: true; expr: TExpr; fn: Compiled } | { ok: false; error: string });
 
 export interface CompiledRule {
-  rule: Rule;
+  rule: VersionedRule;
   evaluations: CompiledEvaluation[];
   /** Everything the rule reads, so a transaction fetches each source once for all rules. */
   refs: Ref[];
@@ -62,7 +65,7 @@ export function ruleProblem(evaluations: Pick<Evaluation, 'name' | 'expression'>
  * was deleted, a counter retired) stays in the rule as a failure that never holds, so the rule
  * still reports a result rather than failing the transaction.
  */
-export function compileRule(rule: Rule, schema: Schema): CompiledRule {
+export function compileRule(rule: VersionedRule, schema: Schema): CompiledRule {
   const refs = new Map<string, Ref>();
   const evaluations = rule.evaluations.map((ev): CompiledEvaluation => {
     try {
@@ -111,8 +114,29 @@ export function processedRulesJson(rules: CompiledRule[], processed: ProcessedRu
   return `${out}]`;
 }
 
+/**
+ * One rule's result as stored with the decision: `[rule_id, rule_version, triggered, score,
+ * evaluation results]`, flags as 0/1 (the `rule_results` tuple of the `decisions` table). Names,
+ * threshold and actions belong to the rule version and are not repeated per transaction.
+ */
+export type RuleResult = [ruleId: string, version: number, triggered: 0 | 1, score: number, evaluations: (0 | 1)[]];
+
+/** The JSON of `RuleResult[]`, about a fifth of the processedRules JSON: it travels on the topic. */
+export function ruleResultsJson(rules: CompiledRule[], processed: ProcessedRule[]): string {
+  let out = '[';
+  for (let i = 0; i < processed.length; i++) {
+    const p = processed[i]!;
+    if (i > 0) out += ',';
+    out += `${fragmentsOf(rules[i]!).resultHead}${p.triggered ? 1 : 0},${JSON.stringify(p.score)},[`;
+    for (let j = 0; j < p.evaluations.length; j++) out += `${j > 0 ? ',' : ''}${p.evaluations[j]!.result ? 1 : 0}`;
+    out += ']]';
+  }
+  return `${out}]`;
+}
+
 interface Fragments {
   head: string;
+  resultHead: string;
   threshold: string;
   actions: string;
   evaluationNames: string[];
@@ -124,6 +148,7 @@ function fragmentsOf(c: CompiledRule): Fragments {
   if (!f) {
     f = {
       head: `{"ruleId":${JSON.stringify(c.rule.id)},"name":${JSON.stringify(c.rule.name)},`,
+      resultHead: `[${JSON.stringify(c.rule.id)},${c.rule.version},`,
       threshold: JSON.stringify(c.rule.threshold),
       actions: JSON.stringify(c.rule.actions),
       evaluationNames: c.evaluations.map((e) => JSON.stringify(e.name)),

@@ -6,7 +6,8 @@ import { describeZodError } from '../../api/http/validate.js';
 import { startStage } from '../stage.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
 import type { Engine } from './engine.js';
-import { DECISION_HEADER, decisionRow, decisionSummary, RULES_HEADER, serialise, TRANSACTIONS_TOPIC, transactionMessage, type SerialisedDecision } from './transactions-topic.js';
+import type { RuleResult } from '../../domain/rules/rule.js';
+import { DECISION_HEADER, DECISIONS_INSERT_SETTINGS, decisionRow, decisionSummary, RESULTS_HEADER, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
 
 /**
  * ClickHouse wants few large inserts (each one writes a part that is merged later), and many small
@@ -22,21 +23,27 @@ const caughtUp = (batch: Batch): boolean => {
   return last === undefined || BigInt(last.offset) + 1n >= BigInt(batch.highWatermark);
 };
 
-/** The decision headers of a message: a checked summary object and the rules array's JSON. */
-function readDecision(headers: Record<string, string>, summaryText: string): { ok: true; value: SerialisedDecision } | { ok: false; reason: string } {
-  const rulesJson = headers[RULES_HEADER];
-  let summary: unknown;
+type Read<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+function parseJson(text: string, what: string): Read<unknown> {
   try {
-    summary = JSON.parse(summaryText);
+    return { ok: true, value: JSON.parse(text) };
   } catch {
-    return { ok: false, reason: `${DECISION_HEADER} header must be JSON` };
+    return { ok: false, reason: `${what} must be JSON` };
   }
-  // The rules array is stored as the text it came in: re-parsing 50 rules per message would cost
-  // more than the rest of the write. Only its shape is checked; POST /transaction wrote it.
-  if (rulesJson === undefined || !rulesJson.startsWith('[') || !rulesJson.endsWith(']')) return { ok: false, reason: `${RULES_HEADER} header must be a JSON array` };
-  const parsed = decisionSummary.safeParse(summary);
-  if (!parsed.success) return { ok: false, reason: `${DECISION_HEADER} header: ${describeZodError(parsed.error)}` };
-  return { ok: true, value: { summary: parsed.data, rulesJson: rulesJson! } };
+}
+
+/** The decision headers of a message, checked: a producer may send anything in them. */
+function readDecision(headers: Record<string, string>, summaryText: string): Read<{ summary: DecisionSummary; results: RuleResult[] }> {
+  const summary = parseJson(summaryText, `${DECISION_HEADER} header`);
+  if (!summary.ok) return summary;
+  const parsedSummary = decisionSummary.safeParse(summary.value);
+  if (!parsedSummary.success) return { ok: false, reason: `${DECISION_HEADER} header: ${describeZodError(parsedSummary.error)}` };
+  const results = parseJson(headers[RESULTS_HEADER] ?? '', `${RESULTS_HEADER} header`);
+  if (!results.ok) return results;
+  const parsedResults = ruleResults.safeParse(results.value);
+  if (!parsedResults.success) return { ok: false, reason: `${RESULTS_HEADER} header: ${describeZodError(parsedResults.error)}` };
+  return { ok: true, value: { summary: parsedSummary.data, results: parsedResults.data } };
 }
 
 /**
@@ -62,7 +69,7 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
         const header = message.headers?.[DECISION_HEADER];
         if (header !== undefined) {
           const decision = readDecision(message.headers!, header);
-          if (decision.ok) rows.push(decisionRow(orgId, tx, decision.value));
+          if (decision.ok) rows.push(decisionRow(orgId, tx, decision.value.summary, decision.value.results));
           else rejected.push({ message, reason: decision.reason });
           continue;
         }
@@ -72,13 +79,14 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
           rejected.push({ message, reason: `invalid transaction: ${describeZodError(parsed.error)}` });
           continue;
         }
-        rows.push(decisionRow(orgId, parsed.data, serialise(await engine.decide(orgId, parsed.data))));
+        const decided = await engine.decide(orgId, parsed.data);
+        rows.push(decisionRow(orgId, parsed.data, decided.decision, JSON.parse(decided.resultsJson) as RuleResult[]));
       }
       await deadLetter(platform.bus, TRANSACTIONS_TOPIC, rejected);
       if (rows.length > 0) {
         const wait = lastInsert + MIN_INSERT_INTERVAL_MS - performance.now();
         if (wait > 0 && caughtUp(batch)) await sleep(wait);
-        await platform.analytics.insert({ table: 'decisions', format: 'JSONEachRow', values: rows });
+        await platform.analytics.insert({ table: 'decisions', format: 'JSONEachRow', values: rows, clickhouse_settings: DECISIONS_INSERT_SETTINGS });
         lastInsert = performance.now();
       }
     },

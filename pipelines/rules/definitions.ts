@@ -1,7 +1,7 @@
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
 import type { TableDefinition } from '../../domain/rules/custom-table.js';
-import type { Rule } from '../../domain/rules/rule.js';
+import type { Rule, VersionedRule } from '../../domain/rules/rule.js';
 import type { ValueType } from '../../domain/rules/values.js';
 import { keyedSerial, versionSource } from './versions.js';
 
@@ -9,12 +9,11 @@ export interface FieldDef {
   name: string;
   fieldType: ValueType;
 }
-export type StoredRule = Rule & { version: number };
 
 /** One organization's definitions as one immutable snapshot. */
 export interface OrgDefinitions {
   fields: FieldDef[];
-  rules: StoredRule[];
+  rules: VersionedRule[];
   tables: TableDefinition[];
 }
 
@@ -121,7 +120,10 @@ export function createDefinitions(analytics: Analytics, clock: Clock, ttlMs: num
       }),
 
     async putRule(orgId, rule) {
-      await analytics.insert({ table: 'rule_rules', format: 'JSONEachRow', values: [{ org_id: orgId, rule_id: rule.id, body: JSON.stringify(rule), version: nextVersion(), deleted: 0 }] });
+      const row = { org_id: orgId, rule_id: rule.id, body: JSON.stringify(rule), version: nextVersion() };
+      // History first: a decision may name this version as soon as rule_rules holds it.
+      await analytics.insert({ table: 'rule_history', format: 'JSONEachRow', values: [row] });
+      await analytics.insert({ table: 'rule_rules', format: 'JSONEachRow', values: [{ ...row, deleted: 0 }] });
       invalidate(orgId);
     },
 

@@ -4,12 +4,12 @@ import type { CounterReader } from '../../services/ports.js';
 import { transactionSchema } from '../../schemas/http/rules.js';
 import type { TableDefinition } from '../../domain/rules/custom-table.js';
 import type { EvalContext, Row } from '../../domain/rules/evaluate.js';
-import { compileRule, processedRulesJson, runRule, type CompiledRule, type ProcessedRule } from '../../domain/rules/rule.js';
+import { compileRule, processedRulesJson, ruleResultsJson, runRule, type CompiledRule, type ProcessedRule, type VersionedRule } from '../../domain/rules/rule.js';
 import { buildSchema, buildSqlSources } from '../../domain/rules/schema.js';
 import type { SqlSources } from '../../domain/rules/sql.js';
 import type { Ref, Schema } from '../../domain/rules/typed-ast.js';
 import { isoDateTime, toJson, toRuntime, type Value, type ValueType } from '../../domain/rules/values.js';
-import type { Definitions, OrgDefinitions, StoredRule } from './definitions.js';
+import type { Definitions, OrgDefinitions } from './definitions.js';
 import type { TableData } from './table-data.js';
 
 /** What one evaluation decided; travels with the transaction on the topic and lands in `decisions`. */
@@ -41,6 +41,13 @@ interface Needs {
   aggregates: string[];
 }
 
+export interface Decided {
+  decision: Decision;
+  rulesJson: string;
+  resultsJson: string;
+  trace?: Record<string, unknown>;
+}
+
 export class UnknownRulesError extends Error {}
 
 export interface EngineOptions {
@@ -53,8 +60,12 @@ export interface EngineOptions {
 
 export interface Engine {
   context(orgId: string): Promise<OrgContext>;
-  /** Evaluates a validated transaction against the active rules, or exactly the listed ones. */
-  decide(orgId: string, tx: Record<string, unknown>, ruleIds?: string[]): Promise<{ decision: Decision; rulesJson: string; trace?: Record<string, unknown> }>;
+  /**
+   * Evaluates a validated transaction against the active rules, or exactly the listed ones.
+   * `rulesJson` is the processedRules array of the answer, `resultsJson` the compact rule results
+   * (RuleResult[]) stored with the decision.
+   */
+  decide(orgId: string, tx: Record<string, unknown>, ruleIds?: string[]): Promise<Decided>;
 }
 
 function needsOf(rules: CompiledRule[]): Needs {
@@ -77,7 +88,7 @@ export function createEngine(o: EngineOptions): Engine {
   /** Per organization, compiled rules by `id@version`; a rebuilt context keeps only current versions. */
   const compiled = new Map<string, Map<string, { schemaKey: string; rule: CompiledRule }>>();
 
-  function compileAll(orgId: string, rules: StoredRule[], schema: Schema, schemaKey: string): Map<string, CompiledRule> {
+  function compileAll(orgId: string, rules: VersionedRule[], schema: Schema, schemaKey: string): Map<string, CompiledRule> {
     const previous = compiled.get(orgId);
     const next = new Map<string, { schemaKey: string; rule: CompiledRule }>();
     for (const r of rules) {
@@ -159,7 +170,8 @@ export function createEngine(o: EngineOptions): Engine {
         processed_rules: processed,
       };
       const rulesJson = processedRulesJson(chosen, processed);
-      if (!o.trace) return { decision, rulesJson };
+      const resultsJson = ruleResultsJson(chosen, processed);
+      if (!o.trace) return { decision, rulesJson, resultsJson };
       const show = (types: ReadonlyMap<string, ValueType>, row: Row | undefined) =>
         row ? Object.fromEntries(Object.entries(row).map(([k, v]) => [k, toJson(types.get(k) ?? 'number', v ?? null)])) : null;
       const trace = {
@@ -171,7 +183,7 @@ export function createEngine(o: EngineOptions): Engine {
         },
         errors: processed.flatMap((p) => p.evaluations.filter((e) => e.error).map((e) => ({ ruleId: p.ruleId, evaluation: e.name, error: e.error }))),
       };
-      return { decision, rulesJson, trace };
+      return { decision, rulesJson, resultsJson, trace };
     },
   };
 }

@@ -23,9 +23,15 @@ export const rulesMigrations: Migration[] = [
     statements: [
       `CREATE TABLE IF NOT EXISTS decisions (
          org_id String, transaction_id String, entity_id String,
-         triggered_rules_count UInt32, score Float64, rule_results String, transaction String,
+         triggered_rules_count UInt32, score Float64,
+         rule_results Array(Tuple(rule_id String, rule_version UInt64, triggered UInt8, score Float64, evaluations Array(UInt8))),
+         transaction String,
          decided_at DateTime64(3, 'UTC'), version UInt64)
        ENGINE = ReplacingMergeTree(version) ORDER BY (org_id, transaction_id)`,
+      // Every version of every rule, kept: a decision's rule_results name (rule_id, rule_version),
+      // and rule_rules keeps only the latest version.
+      `CREATE TABLE IF NOT EXISTS rule_history (org_id String, rule_id String, version UInt64, body String)
+       ENGINE = ReplacingMergeTree ORDER BY (org_id, rule_id, version)`,
     ],
   },
 ];

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
+import type { RuleResult } from '../../domain/rules/rule.js';
 import { clickhouseDateTime, parseDateTime } from '../../domain/rules/values.js';
-import type { Decision } from './engine.js';
+import type { Decided } from './engine.js';
 
 export const TRANSACTIONS_TOPIC = 'transactions';
 
@@ -9,19 +10,23 @@ export const TRANSACTIONS_TOPIC = 'transactions';
  * A message of the `transactions` topic (CONTRACTS.md 1b): the transaction request plus `org_id`
  * (schemas/avro/transactions.avsc). When the rule engine already evaluated it (POST /transaction),
  * the decision travels in two headers, so the value keeps the producers' schema: DECISION_HEADER
- * holds `{decided_at, score, triggered_rules_count}` and RULES_HEADER the processedRules array, as
- * JSON. Producers that publish directly send neither and the consumer evaluates. Custom fields are
- * top-level keys, checked against the organization's registered fields by the consumer.
+ * holds `{decided_at, score, triggered_rules_count}` and RESULTS_HEADER the rule results
+ * (RuleResult[]), as JSON. Producers that publish directly send neither and the consumer
+ * evaluates. Custom fields are top-level keys, checked against the organization's registered
+ * fields by the consumer.
  */
 export const DECISION_HEADER = 'x-weir-decision';
-export const RULES_HEADER = 'x-weir-decision-rules';
+export const RESULTS_HEADER = 'x-weir-rule-results';
 
-export const decisionSummary = z.looseObject({
+export const decisionSummary = z.object({
   decided_at: z.string().refine((s) => parseDateTime(s) !== null, 'decided_at must be an RFC 3339 datetime'),
   score: z.number(),
   triggered_rules_count: z.number().int().min(0),
 });
 export type DecisionSummary = z.infer<typeof decisionSummary>;
+
+const flag = z.union([z.literal(0), z.literal(1)]);
+export const ruleResults: z.ZodType<RuleResult[]> = z.array(z.tuple([z.string().min(1), z.number().int().nonnegative(), flag, z.number(), z.array(flag)]));
 
 export const transactionMessage = z.looseObject({
   org_id: z.string().min(1),
@@ -29,37 +34,44 @@ export const transactionMessage = z.looseObject({
   entity_id: z.string().min(1),
 });
 
-/** A decision serialised once: the HTTP answer and the message headers reuse `rulesJson`. */
+/** What the topic carries of a decision: the summary, and the rule results as JSON text. */
 export interface SerialisedDecision {
   summary: DecisionSummary;
-  rulesJson: string;
+  resultsJson: string;
 }
 
-export const serialise = (d: { decision: Decision; rulesJson: string }): SerialisedDecision => ({
+export const serialise = (d: Decided): SerialisedDecision => ({
   summary: { decided_at: d.decision.decided_at, score: d.decision.score, triggered_rules_count: d.decision.triggered_rules_count },
-  rulesJson: d.rulesJson,
+  resultsJson: d.resultsJson,
 });
 
 /** Publishes a transaction with its decision; resolves once the log has it durably. */
 export async function publishTransaction(platform: Platform, orgId: string, tx: Record<string, unknown>, d: SerialisedDecision): Promise<void> {
   const value = await platform.codec.encode(TRANSACTIONS_TOPIC, { ...tx, org_id: orgId });
   await platform.bus.send(TRANSACTIONS_TOPIC, [
-    { key: `${orgId}:${String(tx.entity_id)}`, value, headers: { [DECISION_HEADER]: JSON.stringify(d.summary), [RULES_HEADER]: d.rulesJson } },
+    { key: `${orgId}:${String(tx.entity_id)}`, value, headers: { [DECISION_HEADER]: JSON.stringify(d.summary), [RESULTS_HEADER]: d.resultsJson } },
   ]);
 }
 
-/** The row of the `decisions` table; `version` is the decision time, so a replay writes the same row again. */
-export function decisionRow(orgId: string, tx: Record<string, unknown>, d: SerialisedDecision) {
-  const decidedAt = parseDateTime(d.summary.decided_at)!;
+/**
+ * The row of the `decisions` table; `version` is the decision time, so a replay writes the same
+ * row again. `rule_results` is an array of named tuples, written as JSON arrays (see
+ * DECISIONS_INSERT_SETTINGS).
+ */
+export function decisionRow(orgId: string, tx: Record<string, unknown>, summary: DecisionSummary, results: RuleResult[]) {
+  const decidedAt = parseDateTime(summary.decided_at)!;
   return {
     org_id: orgId,
     transaction_id: String(tx.transaction_id),
     entity_id: String(tx.entity_id),
-    triggered_rules_count: d.summary.triggered_rules_count,
-    score: d.summary.score,
-    rule_results: d.rulesJson,
+    triggered_rules_count: summary.triggered_rules_count,
+    score: summary.score,
+    rule_results: results,
     transaction: JSON.stringify(tx),
     decided_at: clickhouseDateTime(decidedAt),
     version: decidedAt,
   };
 }
+
+/** Tuples as positional arrays, half the bytes of objects with names. */
+export const DECISIONS_INSERT_SETTINGS = { input_format_json_named_tuples_as_objects: 0 } as const;
