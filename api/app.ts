@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import express, { type Express, type Router } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { httpMetrics } from './http/metrics.js';
 import { notFound } from './http/errors.js';
 import { digestKey } from './http/auth.js';
 import { presentError } from './http/present-error.js';
+import { requestLog } from './http/request-log.js';
 
 export interface AppOptions {
   log: Logger;
@@ -26,19 +25,7 @@ export function buildApp(opts: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
-  app.use(
-    pinoHttp({
-      logger: opts.log,
-      genReqId: (req, res) => {
-        const id = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].slice(0, 128)) || randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      // Credentials never reach a log line.
-      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'info' : 'debug'),
-    }),
-  );
+  app.use(requestLog(opts.log));
   app.use(httpMetrics(opts.metrics));
 
   app.get('/health', (_req, res) => {

@@ -31,13 +31,15 @@ function exampleRouters(keys: KeyRing) {
 
 let server: Server;
 let base: string;
+const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   const keys = new KeyRing([
     { orgId: 'org_a', key: 'key_a', plan: 'enterprise' },
     { orgId: 'org_b', key: 'key_b', plan: 'starter' },
   ]);
-  const app = buildApp({ log: pino({ level: 'silent' }), metrics: new Registry(), routers: exampleRouters(keys), rateLimitPerMinute: 40, isReady: () => true });
+  const log = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
+  const app = buildApp({ log, metrics: new Registry(), routers: exampleRouters(keys), rateLimitPerMinute: 40, isReady: () => true });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, () => resolve(s));
   });
@@ -67,6 +69,17 @@ describe('the edge', () => {
   it('gives every response a request id, echoing a sent one', async () => {
     const res = await fetch(`${base}/health`, { headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers.get('x-request-id')).toBe('abc-123');
+  });
+
+  it('logs one line per request with its id and status, and never a credential', async () => {
+    logLines.length = 0;
+    await post('/v1/things/org_a', JSON.stringify({ name: 'n', size: 2 }), { ...asA, 'x-request-id': 'logged-1' });
+    expect((await fetch(`${base}/v1/things/boom`, { headers: { 'x-request-id': 'logged-2', 'x-api-key': 'key_a' } })).status).toBe(500);
+    await new Promise((r) => setTimeout(r, 20)); // 'finish' fires after the answer
+    expect(logLines).toContainEqual(expect.objectContaining({ reqId: 'logged-1', level: 20, status: 201, method: 'POST', url: '/v1/things/org_a' }));
+    expect(logLines).toContainEqual(expect.objectContaining({ reqId: 'logged-2', level: 50, msg: 'request failed', err: expect.objectContaining({ message: expect.stringContaining('secret internals') }) }));
+    expect(logLines).toContainEqual(expect.objectContaining({ reqId: 'logged-2', level: 50, status: 500 }));
+    expect(JSON.stringify(logLines)).not.toContain('key_a');
   });
 
   it('accepts a valid body', async () => {

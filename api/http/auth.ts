@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { ApiKeyEntry, Plan } from '../../infra/config.js';
 import { forbidden, unauthorized } from './errors.js';
@@ -17,7 +17,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /**
  * Keys are kept only as SHA-256 digests. A presented key is hashed, looked up by digest, and the

@@ -21,10 +21,11 @@ export function rulesRouter(d: RulesDeps & { keys: KeyRing }): Router {
     r.get(OPENAPI_PATH, (_req, res) => void res.json(document));
     r.use(authenticate(d.keys));
     r.use('/:kind/:orgId', requireOrg({ param: 'orgId' }));
+    // The hot path first: Express tries routes in order.
+    mountTransaction(r, d);
     mountFields(r, d);
     mountRules(r, d);
     mountTables(r, d);
-    mountTransaction(r, d);
     r.use((req, _res, next) => next(notFound(`no route for ${req.method} ${req.path}`)));
   });
 }
