@@ -93,7 +93,9 @@ function crashSuite(name: string, infraEnv: () => Record<string, string>) {
         acknowledged.add(b);
         return res.body.data as { accepted: number; duplicates: number };
       };
-      // Two requests in flight at a time until the process dies under them.
+      // Two requests in flight at a time until the process dies under them. Each sender pauses
+      // between batches so the pipeline keeps up with the intake even on a loaded machine: the crash
+      // must come while batches are still unsent, or there is nothing to resend.
       let next = 0;
       await Promise.all(
         [0, 1].map(async () => {
@@ -104,6 +106,7 @@ function crashSuite(name: string, infraEnv: () => Record<string, string>) {
             } catch {
               return;
             }
+            await new Promise((r) => setTimeout(r, 100));
           }
         }),
       );
