@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { once } from 'node:events';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -50,6 +50,8 @@ interface Figures {
   p90: number;
   p99: number;
   max: number;
+  /** CPU time of the server process (every thread: JS, libuv, chDB) per transaction, open loop, ms. */
+  serverCpuMs: number;
   closedLoop: number;
   closedP50: number;
   closedP99: number;
@@ -207,6 +209,12 @@ function bucketQuantiles(before: Map<number, number>, after: Map<number, number>
   return [at(0.5), at(0.99)];
 }
 
+/** User plus system CPU time of a process so far, ms (Linux /proc; clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 function transaction(i: number) {
@@ -232,6 +240,7 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
 
     const scrape = () => Promise.all([buckets(url, 'weir_rules_decide_seconds'), buckets(url, 'weir_rules_publish_seconds')]);
     const before = await scrape();
+    const cpuBefore = await cpuMs(child.pid!);
     // Open loop: request i is due at start + i / RATE, whatever happened before it.
     const total = RATE * OPEN_LOOP_SECONDS;
     const latencies: number[] = [];
@@ -259,6 +268,7 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
     const elapsed = (performance.now() - start) / 1000;
     latencies.sort((a, b) => a - b);
     const after = await scrape();
+    const serverCpuMs = ((await cpuMs(child.pid!)) - cpuBefore) / total;
 
     // Closed loop: CONCURRENCY clients back to back.
     const closed: number[] = [];
@@ -286,6 +296,7 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
       p90: percentile(latencies, 0.9),
       p99: percentile(latencies, 0.99),
       max: latencies.at(-1) ?? NaN,
+      serverCpuMs,
       closedLoop: closed.length / closedElapsed,
       closedP50: percentile(closed, 0.5),
       closedP99: percentile(closed, 0.99),
@@ -314,11 +325,11 @@ async function main(): Promise<void> {
   }
   const ms = (v: number) => v.toFixed(1);
   const table = [
-    '| configuration | target rate | achieved tx/s | p50 ms | p90 ms | p99 ms | max ms | failed | server: evaluate p50 / p99 ms | server: log write p50 / p99 ms | closed-loop tx/s (32 clients) | closed-loop p50 / p99 ms |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| configuration | target rate | achieved tx/s | p50 ms | p90 ms | p99 ms | max ms | failed | server: evaluate p50 / p99 ms | server: log write p50 / p99 ms | server CPU per transaction ms | closed-loop tx/s (32 clients) | closed-loop p50 / p99 ms |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.map(
       (r) =>
-        `| ${r.mode} | ${RATE} | ${r.achieved.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.max)} | ${r.failed} | ≤${r.decide[0]} / ≤${r.decide[1]} | ≤${r.publish[0]} / ≤${r.publish[1]} | ${r.closedLoop.toFixed(0)} | ${ms(r.closedP50)} / ${ms(r.closedP99)} |`,
+        `| ${r.mode} | ${RATE} | ${r.achieved.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p90)} | ${ms(r.p99)} | ${ms(r.max)} | ${r.failed} | ≤${r.decide[0]} / ≤${r.decide[1]} | ≤${r.publish[0]} / ≤${r.publish[1]} | ${r.serverCpuMs.toFixed(2)} | ${r.closedLoop.toFixed(0)} | ${ms(r.closedP50)} / ${ms(r.closedP99)} |`,
     ),
   ];
   const md = `# Rule engine benchmark
