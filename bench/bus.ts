@@ -7,6 +7,7 @@
  * Each is run WEIR_BENCH_BUS_ROUNDS times (default 3); the table shows the best and the median.
  * Writes bench/results/bus.md. Run: `npx tsx bench/bus.ts` (WEIR_BENCH_BUS_MESSAGES to change N).
  */
+import './scratch.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

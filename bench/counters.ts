@@ -15,6 +15,7 @@
  * Run: `node --expose-gc --import tsx bench/counters.ts` (WEIR_BENCH_COUNTER_EVENTS to change N;
  * WEIR_BENCH_PROFILE=<file.cpuprofile> records a CPU profile of the sustained phase).
  */
+import './scratch.js';
 import { fork } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';

@@ -7,6 +7,7 @@
  * fixed 500 transactions/s (open loop, from each request's scheduled time, so a stall counts
  * against every request behind it) and the closed-loop maximum. Writes bench/results/rules.md.
  */
+import './scratch.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { once } from 'node:events';

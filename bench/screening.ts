@@ -10,6 +10,7 @@
  *   - quality: recall and false-positive rate on the labeled evaluation set.
  * Writes bench/results/screening.md. Run: `node --expose-gc --import tsx bench/screening.ts`.
  */
+import './scratch.js';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

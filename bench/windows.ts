@@ -4,6 +4,7 @@
  * its fsync'ed journal, as `npm start` runs it), the same without a journal, and Redis, plus the
  * memory one entity takes. Writes bench/results/windows.md.
  */
+import './scratch.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
