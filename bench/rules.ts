@@ -16,6 +16,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { startProcess } from '../app/start.js';
 import { loadConfig } from '../infra/config.js';
 import { createLogger } from '../infra/logger.js';
@@ -309,8 +310,25 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
   }
 }
 
+/**
+ * How long a fixed loop of integer arithmetic takes on each core at once, ms, as "a / b". This
+ * machine's cores are shared with other tenants and their speed varies about twofold over a day,
+ * one core often slower than the other, so each result says how fast the machine was while it ran.
+ */
+async function speedCheck(): Promise<string> {
+  const loop = `const t = performance.now(); let x = 0; for (let i = 0; i < 3e8; i++) x += i % 7; require('node:worker_threads').parentPort.postMessage(x < 0 ? 0 : Math.round(performance.now() - t));`;
+  const times = await Promise.all(
+    Array.from({ length: availableParallelism() }, async () => {
+      const [ms] = (await once(new Worker(loop, { eval: true }), 'message')) as [number];
+      return ms;
+    }),
+  );
+  return times.sort((a, b) => a - b).join(' / ');
+}
+
 async function main(): Promise<void> {
   const load = loadavg()[0]!.toFixed(1);
+  const speedBefore = await speedCheck();
   const kafka = process.env.WEIR_BENCH_KAFKA_BROKERS ?? '127.0.0.1:19092';
   const redis = process.env.WEIR_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const engineOnly = await evaluationOnly();
@@ -324,6 +342,7 @@ async function main(): Promise<void> {
     results.push(await measure(`real Kafka (${kafka}) + Redis (${redis}), chDB`, { DATA_DIR: await mkdtemp(path.join(tmpdir(), 'weir-bench-rules-')), KAFKA_BROKERS: kafka, REDIS_URL: redis }));
     console.log(results.at(-1));
   }
+  const speedAfter = await speedCheck();
   const ms = (v: number) => v.toFixed(1);
   const table = [
     '| configuration | target rate | achieved tx/s | p50 ms | p90 ms | p99 ms | max ms | failed | server: evaluate p50 / p99 ms | server: log write p50 / p99 ms | server CPU per transaction ms | closed-loop tx/s (32 clients) | closed-loop p50 / p99 ms |',
@@ -337,7 +356,8 @@ async function main(): Promise<void> {
 
 Command: \`npx tsx bench/rules.ts\`  
 Date: ${new Date().toISOString()}  
-Machine: nproc ${availableParallelism()}, Node ${process.version}; load average at the start ${load}, shared with other work
+Machine: nproc ${availableParallelism()}, Node ${process.version}; load average at the start ${load}, shared with other work;
+a fixed loop on each core at once took ${speedBefore} ms before the run and ${speedAfter} ms after (about 480 ms on a quiet core)
 
 POST /transaction over HTTP (node:http, keep-alive, at most 64 connections) to a Weir process (role \`all\`: the API and the decisions
 consumer) in a child process; the load generator runs in this process on the same 2 cores. 50 active
@@ -348,7 +368,9 @@ durably in the \`transactions\` log (embedded log with fsync, or Kafka acks=all)
 transactions/s for ${OPEN_LOOP_SECONDS} s after 500 warm-up requests; latency counted from each request's
 scheduled send time. Target: p99 under 20 ms at 500 transactions/s. The server columns come from the
 process's own histograms (\`weir_rules_decide_seconds\`, \`weir_rules_publish_seconds\`; bucket upper
-bounds) over the open-loop run: evaluation (data fetch and 50 rules) and waiting for the log.
+bounds) over the open-loop run: evaluation (data fetch and 50 rules) and waiting for the log. Server
+CPU is the process's user and system time (all threads: JavaScript, libuv, chDB) over the open loop,
+per transaction.
 
 ${table.join('\n')}
 
