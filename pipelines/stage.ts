@@ -6,6 +6,7 @@ import { deadLetter, type Rejected } from './dead-letter.js';
 import type { Stoppable } from '../services/types.js';
 import { describeZodError } from '../api/http/validate.js';
 import { CodecError } from '../infra/codec/types.js';
+import { breather } from '../infra/breather.js';
 
 export interface Decoded<T> {
   value: T;
@@ -62,7 +63,9 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
     eachBatch: async (batch) => {
       const valid: Decoded<T>[] = [];
       const rejected: Rejected[] = [];
+      const breathe = breather(16);
       for (const message of batch.messages) {
+        await breathe();
         let reason: string;
         try {
           const parsed = opts.schema.safeParse(await codec.decode(opts.topic, message.value));

@@ -3,6 +3,7 @@ import type { Batch } from '../../infra/bus/types.js';
 import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../services/types.js';
 import { describeZodError } from '../../api/http/validate.js';
+import { breather } from '../../infra/breather.js';
 import { startStage } from '../stage.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
 import type { Engine } from './engine.js';
@@ -64,7 +65,9 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
     async handle(records, batch) {
       const rows: ReturnType<typeof decisionRow>[] = [];
       const rejected: Rejected[] = [];
+      const breathe = breather(16);
       for (const { value, message } of records) {
+        await breathe();
         const { org_id: orgId, ...tx } = value;
         const header = message.headers?.[DECISION_HEADER];
         if (header !== undefined) {
