@@ -16,8 +16,7 @@ const levelOf = (status: number): Level => (status >= 500 ? 'error' : status >= 
 /**
  * One line per request, at error for 5xx, info for 4xx and debug otherwise. Only the method, the
  * path, the status and the duration are written: no header, so no credential, ever reaches a log
- * line. The request's child logger is made only when something logs through it; a child per
- * request is most of what a request costs the logger, and a busy API answers thousands a second.
+ * line.
  */
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
@@ -25,8 +24,7 @@ export function requestLog(log: Logger): RequestHandler {
     const id = (typeof sent === 'string' && sent.slice(0, 128)) || randomUUID();
     res.setHeader('x-request-id', id);
     req.id = id;
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', { get: () => (child ??= log.child({ reqId: id })), configurable: true });
+    req.log = log.child({ reqId: id });
     const started = performance.now();
     res.on('finish', () => {
       const level = levelOf(res.statusCode);

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ZodType } from 'zod';
 import type { Batch } from '../../infra/bus/types.js';
 import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../services/types.js';
@@ -26,25 +27,24 @@ const caughtUp = (batch: Batch): boolean => {
 
 type Read<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-function parseJson(text: string, what: string): Read<unknown> {
+/** One JSON header, checked against its schema: a producer may send anything in it. */
+function readHeader<T>(headers: Record<string, string>, name: string, schema: ZodType<T>): Read<T> {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(headers[name] ?? '');
   } catch {
-    return { ok: false, reason: `${what} must be JSON` };
+    return { ok: false, reason: `${name} header must be JSON` };
   }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: `${name} header: ${describeZodError(parsed.error)}` };
 }
 
-/** The decision headers of a message, checked: a producer may send anything in them. */
-function readDecision(headers: Record<string, string>, summaryText: string): Read<{ summary: DecisionSummary; results: RuleResult[] }> {
-  const summary = parseJson(summaryText, `${DECISION_HEADER} header`);
+function readDecision(headers: Record<string, string>): Read<{ summary: DecisionSummary; results: RuleResult[] }> {
+  const summary = readHeader(headers, DECISION_HEADER, decisionSummary);
   if (!summary.ok) return summary;
-  const parsedSummary = decisionSummary.safeParse(summary.value);
-  if (!parsedSummary.success) return { ok: false, reason: `${DECISION_HEADER} header: ${describeZodError(parsedSummary.error)}` };
-  const results = parseJson(headers[RESULTS_HEADER] ?? '', `${RESULTS_HEADER} header`);
+  const results = readHeader(headers, RESULTS_HEADER, ruleResults);
   if (!results.ok) return results;
-  const parsedResults = ruleResults.safeParse(results.value);
-  if (!parsedResults.success) return { ok: false, reason: `${RESULTS_HEADER} header: ${describeZodError(parsedResults.error)}` };
-  return { ok: true, value: { summary: parsedSummary.data, results: parsedResults.data } };
+  return { ok: true, value: { summary: summary.value, results: results.value } };
 }
 
 /**
@@ -69,9 +69,8 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
       for (const { value, message } of records) {
         await breathe();
         const { org_id: orgId, ...tx } = value;
-        const header = message.headers?.[DECISION_HEADER];
-        if (header !== undefined) {
-          const decision = readDecision(message.headers!, header);
+        if (message.headers?.[DECISION_HEADER] !== undefined) {
+          const decision = readDecision(message.headers);
           if (decision.ok) rows.push(decisionRow(orgId, tx, decision.value.summary, decision.value.results));
           else rejected.push({ message, reason: decision.reason });
           continue;
