@@ -1,10 +1,11 @@
+import type { RequestListener } from 'node:http';
 import express, { type Express, type Router } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { httpMetrics } from './http/metrics.js';
+import { httpMetrics, requestLatency } from './http/metrics.js';
 import { notFound } from './http/errors.js';
-import { digestKey } from './http/auth.js';
+import { withLanes, type LaneRoute } from './http/lane.js';
+import { EdgeLimiter, edgeRateLimit } from './http/rate-limit.js';
 import { presentError } from './http/present-error.js';
 import { requestLog } from './http/request-log.js';
 
@@ -12,6 +13,8 @@ export interface AppOptions {
   log: Logger;
   metrics: Registry;
   routers: Router[];
+  /** Hot routes answered ahead of Express (see http/lane.ts). */
+  lanes?: LaneRoute[];
   /** Requests per minute per API key (or per address without one); over it, 429. */
   rateLimitPerMinute: number;
   /** Path prefixes whose service applies its own (per-plan) limits. */
@@ -20,8 +23,14 @@ export interface AppOptions {
   isReady: () => boolean;
 }
 
+/** The edge's request listener: the lanes, then Express; both count against one rate limiter. */
+export function buildEdge(opts: AppOptions): RequestListener {
+  const limiter = new EdgeLimiter(opts.rateLimitPerMinute);
+  return withLanes(opts.lanes ?? [], { log: opts.log, limiter, observe: requestLatency(opts.metrics) }, buildApp(opts, limiter));
+}
+
 /** The Express edge: shared middleware, the service routers, and the fallbacks. */
-export function buildApp(opts: AppOptions): Express {
+function buildApp(opts: AppOptions, limiter: EdgeLimiter): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -40,22 +49,7 @@ export function buildApp(opts: AppOptions): Express {
     }
   });
 
-  app.use(
-    rateLimit({
-      windowMs: 60_000,
-      limit: opts.rateLimitPerMinute,
-      standardHeaders: 'draft-7',
-      legacyHeaders: false,
-      skip: (req) => (opts.rateLimitExempt ?? []).some((p) => req.path === p || req.path.startsWith(`${p}/`)),
-      keyGenerator: (req) => {
-        const key = req.get('x-api-key');
-        return key ? `k:${digestKey(key)}` : `a:${ipKeyGenerator(req.ip ?? '0.0.0.0')}`;
-      },
-      handler: (_req, res) => {
-        res.status(429).json({ status: 'error', error: 'rate_limited', message: `more than ${opts.rateLimitPerMinute} requests per minute; retry later` });
-      },
-    }),
-  );
+  app.use(edgeRateLimit(limiter, opts.rateLimitExempt ?? []));
 
   for (const router of opts.routers) app.use(router);
 

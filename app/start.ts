@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../infra/config.js';
 import { createLogger } from '../infra/logger.js';
@@ -7,7 +7,7 @@ import { runMigrations } from '../infra/analytics/index.js';
 import type { Platform } from '../infra/platform.js';
 import type { Clock } from '../infra/clock.js';
 import { dlqTopic } from '../infra/bus/types.js';
-import { buildApp } from '../api/app.js';
+import { buildEdge } from '../api/app.js';
 import { KeyRing } from '../api/http/auth.js';
 import { services as allServices } from '../services/index.js';
 import { servesHttp, type Role, type ServiceInstance, type ServiceModule, type Stoppable } from '../services/types.js';
@@ -70,16 +70,17 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   let server: Server | undefined;
   let url: string | undefined;
   if (servesHttp(opts.role)) {
-    const app = buildApp({
+    const edge = buildEdge({
       log,
       metrics: platform.metrics,
       routers: [...instances.values()].flatMap((i) => (i.router ? [i.router] : [])),
+      lanes: [...instances.values()].flatMap((i) => i.lanes ?? []),
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
       rateLimitExempt: [...instances.values()].flatMap((i) => i.ownRateLimits ?? []),
       isReady: () => ready,
     });
     server = await new Promise<Server>((resolve) => {
-      const s = app.listen(config.PORT, () => resolve(s));
+      const s = createServer(edge).listen(config.PORT, () => resolve(s));
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }

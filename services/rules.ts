@@ -1,5 +1,6 @@
 import type { Platform } from '../infra/platform.js';
 import { rulesRouter } from '../api/rules/index.js';
+import { transactionLane } from '../api/rules/transaction.js';
 import { createDefinitions } from '../pipelines/rules/definitions.js';
 import { startDecisionsStage } from '../pipelines/rules/decisions-stage.js';
 import { createEngine } from '../pipelines/rules/engine.js';
@@ -30,6 +31,7 @@ export function rulesService(deps: { counters: (platform: Platform) => CounterRe
       const engine = createEngine({ definitions, tableData, counters: deps.counters(platform), clock, trace: platform.config.TRANSACTION_TRACE });
       return {
         router: rulesRouter({ platform, keys, definitions, tableData, engine }),
+        lanes: [transactionLane({ platform, keys, definitions, tableData, engine })],
         workers: [{ role: 'transactions', name: 'rules.decisions', start: () => startDecisionsStage(platform, engine) }],
       };
     },

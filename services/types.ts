@@ -3,6 +3,7 @@ import type { Platform } from '../infra/platform.js';
 import type { TopicSpec } from '../infra/bus/types.js';
 import type { Migration } from '../infra/analytics/types.js';
 import type { KeyRing } from '../api/http/auth.js';
+import type { LaneRoute } from '../api/http/lane.js';
 
 /** Process roles (CONTRACTS.md section 1): each pipeline and worker pool scales on its own. */
 export const ROLES = ['all', 'api', 'counters', 'transactions', 'screening', 'render', 'webhooks'] as const;
@@ -28,6 +29,8 @@ export const servesHttp = (role: Role): boolean => role === 'all' || role === 'a
 export interface ServiceInstance {
   /** Mounted at `/` when the process serves HTTP (roles `api` and `all`). */
   router?: Router;
+  /** Hot routes of the router answered ahead of Express in their plain case (api/http/lane.ts). */
+  lanes?: LaneRoute[];
   /** Path prefixes this service rate-limits itself (per plan); the edge-wide limiter leaves them alone. */
   ownRateLimits?: string[];
   /** Consumers, worker pools and schedulers, each started only in its role (and in `all`). */

@@ -1,13 +1,36 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
-import { buildApp } from '../api/app.js';
+import { buildEdge } from '../api/app.js';
 import { KeyRing, authenticate, requireOrg } from '../api/http/auth.js';
+import type { LaneRoute } from '../api/http/lane.js';
 import { serviceRouter } from '../api/http/service-router.js';
 import { parseOr400 } from '../api/http/validate.js';
+
+const thing = z.object({ name: z.string().min(1) });
+
+/** One handler behind both adapters of `POST /rules/:orgId`; `via` tells which one answered. */
+async function answerRule(orgId: string, body: unknown, via: string): Promise<string> {
+  const { name } = parseOr400(thing, body);
+  if (name === 'boom') throw new Error('secret internals at /srv/lane.ts:7');
+  return JSON.stringify({ success: true, data: { orgId, name, via } });
+}
+
+function exampleLane(keys: KeyRing): LaneRoute {
+  return {
+    method: 'POST',
+    path: '/rules/:orgId',
+    orgParam: 'orgId',
+    style: 'rule-engine',
+    bodyLimit: '1kb',
+    keys,
+    handle: async (req) => ({ status: 201, json: await answerRule(req.params.orgId!, req.body, 'lane') }),
+  };
+}
 
 /** A small service that exercises every piece of the edge the real services share. */
 function exampleRouters(keys: KeyRing) {
@@ -21,9 +44,8 @@ function exampleRouters(keys: KeyRing) {
     });
   });
   const ruleStyle = serviceRouter({ style: 'rule-engine', bodyLimit: '1kb', prefixes: ['/rules'] }, (r) => {
-    r.post('/rules/:orgId', authenticate(keys), requireOrg({ param: 'orgId' }), (req, res) => {
-      parseOr400(z.object({ name: z.string() }), req.body);
-      res.status(201).json({ success: true, data: {} });
+    r.post('/rules/:orgId', authenticate(keys), requireOrg({ param: 'orgId' }), async (req, res) => {
+      res.status(201).type('json').send(await answerRule(String(req.params.orgId), req.body, 'express'));
     });
   });
   return [standard, ruleStyle];
@@ -37,11 +59,12 @@ beforeAll(async () => {
   const keys = new KeyRing([
     { orgId: 'org_a', key: 'key_a', plan: 'enterprise' },
     { orgId: 'org_b', key: 'key_b', plan: 'starter' },
+    { orgId: 'org_c', key: 'key_c', plan: 'starter' },
   ]);
   const log = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
-  const app = buildApp({ log, metrics: new Registry(), routers: exampleRouters(keys), rateLimitPerMinute: 40, isReady: () => true });
+  const edge = buildEdge({ log, metrics: new Registry(), routers: exampleRouters(keys), lanes: [exampleLane(keys)], rateLimitPerMinute: 40, isReady: () => true });
   server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, () => resolve(s));
+    const s = createServer(edge).listen(0, () => resolve(s));
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -146,5 +169,64 @@ describe('the edge', () => {
     expect(statuses).toContain(429);
     const limited = await fetch(`${base}/nowhere`, { headers: { 'x-api-key': 'burst' } });
     expect(((await limited.json()) as { error: string }).error).toBe('rate_limited');
+  });
+});
+
+describe('a lane', () => {
+  const rule = (body: string, headers: Record<string, string> = {}, path = '/rules/org_a') => post(path, body, { 'x-api-key': 'key_a', ...headers });
+
+  it('answers the plain case of its route itself', async () => {
+    const res = await rule(JSON.stringify({ name: 'n' }));
+    expect(res.status).toBe(201);
+    expect(await res.json()).toEqual({ success: true, data: { orgId: 'org_a', name: 'n', via: 'lane' } });
+  });
+
+  it('declines what is not plain to the same route in Express', async () => {
+    const zipped = await fetch(`${base}/rules/org_a`, { method: 'POST', body: gzipSync(JSON.stringify({ name: 'z' })), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': 'key_a' } });
+    expect(await zipped.json()).toMatchObject({ data: { name: 'z', via: 'express' } });
+    const vendorType = await rule(JSON.stringify({ name: 'v' }), { 'content-type': 'application/vnd.api+json' });
+    expect(await vendorType.json()).toMatchObject({ data: { via: 'express' } });
+    const escaped = await rule(JSON.stringify({ name: 'e' }), {}, '/rules/org%5Fa');
+    expect(await escaped.json()).toMatchObject({ data: { orgId: 'org_a', via: 'express' } });
+    expect((await post('/rules/org_a', JSON.stringify({ name: 'n' }))).status).toBe(401);
+  });
+
+  it('answers every error as Express would, in the route style', async () => {
+    const malformed = await rule('{oops');
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ statusCode: 400, code: 400, error: 'malformed_json', message: expect.stringMatching(/not valid JSON/) });
+    const invalid = await rule(JSON.stringify({ name: '' }));
+    expect(invalid.status).toBe(400);
+    expect(((await invalid.json()) as { message: string }).message).toMatch(/name:/);
+    expect((await rule(JSON.stringify({ name: 'x'.repeat(2000) }))).status).toBe(413);
+    expect((await rule('{}', { 'x-api-key': 'nope' })).status).toBe(401);
+    expect((await rule('{}', {}, '/rules/org_b')).status).toBe(403);
+    const failed = await rule(JSON.stringify({ name: 'boom' }), { 'x-request-id': 'lane-500' });
+    expect(failed.status).toBe(500);
+    const text = await failed.text();
+    expect(text).not.toContain('secret internals');
+    expect(JSON.parse(text)).toMatchObject({ statusCode: 500, error: 'internal_error' });
+  });
+
+  it('logs, echoes the request id and counts latency under the route pattern', async () => {
+    logLines.length = 0;
+    const res = await rule(JSON.stringify({ name: 'n' }), { 'x-request-id': 'lane-1' });
+    expect(res.headers.get('x-request-id')).toBe('lane-1');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(logLines).toContainEqual(expect.objectContaining({ reqId: 'lane-1', status: 201, method: 'POST', url: '/rules/org_a' }));
+    expect(JSON.stringify(logLines)).not.toContain('key_a');
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toMatch(/weir_http_request_duration_seconds_count\{method="POST",route="\/rules\/:orgId",status="201"\} \d+/);
+  });
+
+  it('shares the edge rate limit with Express', async () => {
+    const asC = { 'x-api-key': 'key_c' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await (i % 2 ? post('/rules/org_c', '{"name":"c"}', asC) : fetch(`${base}/nowhere`, { headers: asC }))).status);
+    expect(statuses.filter((s) => s === 429)).toEqual([]);
+    const limited = await post('/rules/org_c', '{"name":"c"}', asC);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await limited.json()).toMatchObject({ error: 'rate_limited' });
   });
 });

@@ -1,4 +1,6 @@
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { ErrorRequestHandler } from 'express';
+import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { HttpError } from './errors.js';
 import { describeZodError } from './validate.js';
@@ -32,7 +34,7 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
   }
 }
 
-export function normalizeError(err: unknown): Normalized {
+function normalizeError(err: unknown): Normalized {
   if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message, extra: err.extra, details: err.details };
   if (err instanceof ZodError) return { status: 400, code: 'validation_error', message: describeZodError(err), extra: {}, details: err.issues };
   const parser = typeof err === 'object' && err !== null ? fromBodyParser(err as never) : null;
@@ -40,19 +42,26 @@ export function normalizeError(err: unknown): Normalized {
   return { status: 500, code: 'internal_error', message: 'internal error', extra: {} };
 }
 
-export function errorBody(style: ErrorStyle, e: Normalized, req: Request): Record<string, unknown> {
+function errorBody(style: ErrorStyle, e: Normalized, requestId: string): Record<string, unknown> {
   if (style === 'rule-engine') {
     return { statusCode: e.status, message: e.message, code: e.status, error: e.code, timestamp: new Date().toISOString(), ...e.extra };
   }
-  return { status: 'error', error: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}), request_id: req.id, ...e.extra };
+  return { status: 'error', error: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}), request_id: requestId, ...e.extra };
 }
 
-/** Express error middleware in the given style; a 5xx is logged with its stack, never sent. */
+/** Answers an error in the given style; a 5xx is logged with its stack, never sent. */
+export function sendError(res: ServerResponse, style: ErrorStyle, err: unknown, request: { id: string; log: Logger }): void {
+  const e = normalizeError(err);
+  if (e.status >= 500) request.log.error({ err }, 'request failed');
+  const body = JSON.stringify(errorBody(style, e, request.id));
+  res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Express error middleware in the given style. */
 export function presentError(style: ErrorStyle): ErrorRequestHandler {
-  return (err, req, res: Response, next) => {
+  return (err, req, res, next) => {
     if (res.headersSent) return next(err);
-    const e = normalizeError(err);
-    if (e.status >= 500) req.log.error({ err }, 'request failed');
-    res.status(e.status).json(errorBody(style, e, req));
+    sendError(res, style, err, req);
   };
 }

@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { Plan } from '../../infra/config.js';
 import type { Clock } from '../../infra/clock.js';
-import { digestKey } from '../http/auth.js';
 import { HttpError } from '../http/errors.js';
+import { callerOf, FixedWindows, type WindowCount } from '../http/rate-limit.js';
 
 /** Document 3's screening limits per plan: requests per second and per (UTC) day; null is unlimited. */
 export const PLAN_LIMITS: Record<Plan, { perSecond: number; perDay: number | null }> = {
@@ -11,12 +11,9 @@ export const PLAN_LIMITS: Record<Plan, { perSecond: number; perDay: number | nul
   enterprise: { perSecond: 200, perDay: null },
 };
 
-interface Window {
-  start: number;
-  count: number;
-}
-
 const DAY_MS = 86_400_000;
+
+const usage = (limit: number, w: WindowCount, length: number) => ({ limit, used: w.count, reset: w.start + length });
 
 /**
  * Fixed-window limits per API key, kept in this process. Every response carries the X-RateLimit
@@ -24,35 +21,17 @@ const DAY_MS = 86_400_000;
  * are set before authentication fails too, counted against the presented key (or the address).
  */
 export function planRateLimit(clock: Clock, planOf: (key: string) => Plan | null): RequestHandler {
-  const seconds = new Map<string, Window>();
-  const days = new Map<string, Window>();
-  let lastSweep = 0;
-  const hit = (map: Map<string, Window>, id: string, start: number) => {
-    let w = map.get(id);
-    if (!w || w.start !== start) {
-      w = { start, count: 0 };
-      map.set(id, w);
-    }
-    w.count++;
-    return w.count;
-  };
+  const seconds = new FixedWindows(1000);
+  const days = new FixedWindows(DAY_MS);
   return (req, res, next) => {
     const now = clock.now();
-    if (now - lastSweep > 60_000) {
-      // Windows of idle keys are dropped so the maps stay as small as the set of active keys.
-      lastSweep = now;
-      for (const [k, w] of seconds) if (w.start < now - 1000) seconds.delete(k);
-      for (const [k, w] of days) if (w.start < now - DAY_MS) days.delete(k);
-    }
     const key = req.get('x-api-key');
     const plan = key ? planOf(key) : null;
     // Unknown callers get the smallest allowance: probing keys cannot flood the service.
     const limits = PLAN_LIMITS[plan ?? 'starter'];
-    const id = key && plan ? `k:${digestKey(key)}` : `a:${req.ip ?? 'unknown'}`;
-    const secondStart = Math.floor(now / 1000) * 1000;
-    const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
-    const perSecond = { limit: limits.perSecond, used: hit(seconds, id, secondStart), reset: secondStart + 1000 };
-    const perDay = limits.perDay === null ? null : { limit: limits.perDay, used: hit(days, id, dayStart), reset: dayStart + DAY_MS };
+    const id = callerOf(plan ? key : undefined, req.ip);
+    const perSecond = usage(limits.perSecond, seconds.hit(id, now), 1000);
+    const perDay = limits.perDay === null ? null : usage(limits.perDay, days.hit(id, now), DAY_MS);
     const remaining = (w: { limit: number; used: number }) => Math.max(0, w.limit - w.used);
     const binding = perDay && remaining(perDay) < remaining(perSecond) ? perDay : perSecond;
     res.setHeader('X-RateLimit-Limit', String(binding.limit));

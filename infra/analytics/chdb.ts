@@ -37,6 +37,15 @@ function bound(inner: Connection, database: string): Connection {
   return wrapped;
 }
 
+/**
+ * chDB runs ClickHouse's query threads inside this process, beside the event loop that answers HTTP.
+ * An insert parses and writes a part on several threads at once, and on a 2-core machine that burst
+ * took the CPU from the event loop: with the query threads at nice 19 (ClickHouse's own
+ * `os_thread_priority`), the p99 of POST /transaction at 500/s fell from about 30 to about 17 ms
+ * (bench/results/rules.md). Analytics writes are background work; requests come first.
+ */
+const QUERY_THREAD_NICE = '19';
+
 /** An analytics client on chDB in process, bound to `database` (created when missing). */
 export async function createChdbAnalytics(path: string, database: string): Promise<Analytics> {
   // chDB ships its own copy of client-common's types; the runtime contract is the same.
@@ -45,7 +54,7 @@ export async function createChdbAnalytics(path: string, database: string): Promi
   // A new connection starts the session afresh on `default`: the next operation of any client rebinds.
   session.current = '';
   session.databases.add(database);
-  const client = createClient({ connection: bound(inner, database), clickhouse_settings: { date_time_input_format: 'best_effort' } });
+  const client = createClient({ connection: bound(inner, database), clickhouse_settings: { date_time_input_format: 'best_effort', os_thread_priority: QUERY_THREAD_NICE } });
   await client.command({ query: 'SELECT 1' }); // binds the session to this database now
   return client;
 }

@@ -25,7 +25,7 @@ export const decisionSummary = z.object({
 });
 export type DecisionSummary = z.infer<typeof decisionSummary>;
 
-const flag = z.union([z.literal(0), z.literal(1)]);
+const flag = z.literal([0, 1]);
 export const ruleResults: z.ZodType<RuleResult[]> = z.array(z.tuple([z.string().min(1), z.number().int().nonnegative(), flag, z.number(), z.array(flag)]));
 
 export const transactionMessage = z.looseObject({
