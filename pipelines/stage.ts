@@ -24,6 +24,8 @@ export interface StageOptions<T> {
    * is delivered again. Resolving commits the batch; throwing retries it.
    */
   handle(records: Decoded<T>[], batch: Batch): Promise<void>;
+  /** Partition batches handled at once (SubscribeOptions.concurrency). */
+  concurrency?: number;
 }
 
 interface StageMetrics {
@@ -60,6 +62,7 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
     groupId: `weir.${opts.name}`,
     topics: [opts.topic],
     fromBeginning: true,
+    concurrency: opts.concurrency,
     eachBatch: async (batch) => {
       const valid: Decoded<T>[] = [];
       const rejected: Rejected[] = [];

@@ -39,6 +39,12 @@ export interface SubscribeOptions {
    * A throw stops the batch uncommitted; it is retried after a back-off.
    */
   eachBatch: (batch: Batch) => Promise<void>;
+  /**
+   * At most this many partition batches are handled at once (default 1); order within a partition
+   * is kept regardless. A handler that gathers the writes of several batches into one (see the
+   * decisions consumer) raises it. The embedded log, on one machine, handles one at a time.
+   */
+  concurrency?: number;
 }
 
 export interface Subscription {

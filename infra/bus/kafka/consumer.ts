@@ -61,7 +61,7 @@ export async function subscribeGroup(kafka: Kafka, log: Logger, options: Subscri
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: tuning.partitionsConsumedConcurrently,
+      partitionsConsumedConcurrently: Math.max(options.concurrency ?? 1, tuning.partitionsConsumedConcurrently),
       eachBatch: (payload) => handleBatch(payload, options, log),
     });
     await ready;
