@@ -30,4 +30,13 @@ describe('rule engine OpenAPI document', () => {
     );
     expect(doc.components?.schemas?.RuleEngineError).toMatchObject({ required: expect.arrayContaining(['statusCode', 'message', 'code', 'timestamp']) });
   });
+
+  it('documents the 413 of every route with a body and the edge rate limit of every route', async () => {
+    const { doc } = await fetchOpenApi(`${p.url}/rule-engine/openapi.json`);
+    const statuses = (path: string, method: 'get' | 'post') => Object.keys((doc.paths[path] as Record<string, { responses: object }>)[method]!.responses);
+    expect(statuses('/transaction/{orgId}', 'post')).toEqual(expect.arrayContaining(['200', '400', '413', '429']));
+    expect(statuses('/rules/{orgId}', 'get')).toContain('429');
+    expect(statuses('/rules/{orgId}', 'get')).not.toContain('413');
+    expect(doc.components?.schemas?.EdgeError).toMatchObject({ required: expect.arrayContaining(['status', 'error', 'message', 'request_id']) });
+  });
 });

@@ -142,6 +142,8 @@ export function countersRouter(deps: CountersApiDeps): Router {
       version: '1.0.0',
       description: 'Counter configuration, event ingestion and live entity values (Document 1 part B).',
       securityHeaders: ['x-org-id', 'x-api-key'],
+      tooLarge: errorBodySchema,
+      edgeRateLimit: true,
     },
     [
       ...list,

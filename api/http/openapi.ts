@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import type { ZodObject, ZodType } from 'zod';
+import { edgeErrorBody } from '../../schemas/http/edge.js';
 
 /**
  * Builds an OpenAPI 3.0 document from zod schemas, so the document and the request validation share
@@ -15,10 +16,12 @@ export interface RouteDoc {
   params?: ZodObject;
   query?: ZodObject;
   body?: { schema: ZodType; description?: string };
-  responses: Record<number, { description: string; schema?: ZodType }>;
+  responses: Responses;
   /** Whether the route needs the credentials of `security` (default true). */
   authenticated?: boolean;
 }
+
+type Responses = Record<number, { description: string; schema?: ZodType }>;
 
 export interface DocumentOptions {
   title: string;
@@ -26,7 +29,18 @@ export interface DocumentOptions {
   description?: string;
   /** Header credentials every authenticated route needs, e.g. x-org-id and x-api-key. */
   securityHeaders: string[];
+  /** The service's error body for a request body over BODY_LIMIT: every route with a body may answer 413. */
+  tooLarge: ZodType;
+  /** Whether the edge-wide rate limit applies to every route (services with limits of their own document theirs). */
+  edgeRateLimit: boolean;
 }
+
+const EDGE_LIMIT: Responses = {
+  429: {
+    description: 'More than RATE_LIMIT_PER_MINUTE requests this minute from this API key (or, without one, this address); the RateLimit and RateLimit-Policy headers of every answer say where the caller stands, Retry-After when to retry',
+    schema: edgeErrorBody,
+  },
+};
 
 const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 const schemeName = (header: string) => header.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase());
@@ -50,7 +64,11 @@ export function buildOpenApiDocument(opts: DocumentOptions, routes: RouteDoc[]):
         ...(r.body ? { body: { description: r.body.description, required: true, content: { 'application/json': { schema: r.body.schema } } } } : {}),
       },
       responses: Object.fromEntries(
-        Object.entries(r.responses).map(([status, res]) => [status, { description: res.description, ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}) }]),
+        Object.entries({
+          ...r.responses,
+          ...(r.body ? { 413: { description: 'The request body is over BODY_LIMIT', schema: opts.tooLarge } } : {}),
+          ...(opts.edgeRateLimit ? EDGE_LIMIT : {}),
+        }).map(([status, res]) => [status, { description: res.description, ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}) }]),
       ),
     });
   }

@@ -141,6 +141,8 @@ export const ruleEngineDocument = () =>
       version: '2.0.0',
       description: "Custom fields, rules, custom tables and transaction decisions (Document 1 part A). Every 4xx answers Document 1's error body.",
       securityHeaders: ['x-api-key'],
+      tooLarge: ruleEngineErrorBody,
+      edgeRateLimit: true,
     },
     routes,
   );

@@ -88,6 +88,8 @@ export const screeningDocument = () =>
       version: '1.0.0',
       description: "Name screening against sanctions lists, with relationship screening (Document 3 part A). Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset for the key's plan.",
       securityHeaders: ['x-api-key'],
+      tooLarge: screeningErrorBody,
+      edgeRateLimit: false,
     },
     routes,
   );
