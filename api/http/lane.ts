@@ -108,6 +108,8 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
+    // A client that goes away mid-body may end the stream with neither 'end' nor 'error'.
+    req.on('close', () => req.complete || reject(new HttpError(400, 'aborted', 'the request body ended early')));
   });
 }
 
@@ -146,11 +148,6 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.json) });
     res.end(answer.json);
   } catch (err) {
-    if (res.headersSent) {
-      request.log.error({ err }, 'request failed after its answer started');
-      res.destroy();
-      return;
-    }
     sendError(res, route.style, err, request);
   }
 }
