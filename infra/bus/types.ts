@@ -40,9 +40,10 @@ export interface SubscribeOptions {
    */
   eachBatch: (batch: Batch) => Promise<void>;
   /**
-   * At most this many partition batches are handled at once (default 1); order within a partition
-   * is kept regardless. A handler that gathers the writes of several batches into one (see the
-   * decisions consumer) raises it. The embedded log, on one machine, handles one at a time.
+   * Partition batches the handler can take at once; order within a partition is kept regardless.
+   * A handler that gathers the writes of several batches into one (the decisions consumer) asks for
+   * as many as the topic has partitions. Kafka handles the larger of this and the deployment's
+   * KAFKA_PARTITIONS_CONCURRENTLY; the embedded log, on one machine, one batch at a time.
    */
   concurrency?: number;
 }
