@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
 import type { Batch } from '../../infra/bus/types.js';
@@ -8,8 +9,7 @@ import { breather } from '../../infra/breather.js';
 import { startStage } from '../stage.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
 import type { Engine } from './engine.js';
-import type { RuleResult } from '../../domain/rules/rule.js';
-import { DECISION_HEADER, DECISIONS_INSERT_SETTINGS, decisionRow, decisionSummary, RESULTS_HEADER, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
+import { DECISION_HEADER, DECISIONS_INSERT_SETTINGS, decisionLine, decisionSummary, isCompactRuleResults, RESULTS_HEADER, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
 
 /**
  * ClickHouse wants few large inserts (each one writes a part that is merged later), and many small
@@ -29,19 +29,17 @@ const caughtUp = (batch: Batch): boolean => {
   return last === undefined || BigInt(last.offset) + 1n >= BigInt(batch.highWatermark);
 };
 
-type DecisionRow = ReturnType<typeof decisionRow>;
-
 /**
- * Rows of concurrent batches gathered into one insert: `write` resolves once its rows are in
- * ClickHouse (so each batch still commits only after its own rows are written).
+ * Rows (JSONEachRow lines) of concurrent batches gathered into one insert: `write` resolves once
+ * its rows are in ClickHouse (so each batch still commits only after its own rows are written).
  */
 function sharedInserts(platform: Platform) {
-  let open: DecisionRow[] | undefined;
+  let open: string[] | undefined;
   let written: Promise<void> = Promise.resolve();
   let behind = false;
   let lastInsert = 0;
   return {
-    write(rows: DecisionRow[], batch: Batch): Promise<void> {
+    write(rows: string[], batch: Batch): Promise<void> {
       if (!caughtUp(batch)) behind = true;
       if (open) {
         open.push(...rows);
@@ -55,7 +53,10 @@ function sharedInserts(platform: Platform) {
         if (wait > 0 && !behind) await sleep(wait);
         open = undefined; // later batches start the next insert
         behind = false;
-        await platform.analytics.insert({ table: 'decisions', format: 'JSONEachRow', values: group, clickhouse_settings: DECISIONS_INSERT_SETTINGS });
+        // The lines are JSON already: an INSERT with a raw body, as the client's insert() would not take them.
+        const values = Readable.from([group.join('\n')], { objectMode: false });
+        const { stream } = await platform.analytics.exec({ query: 'INSERT INTO decisions FORMAT JSONEachRow', values, clickhouse_settings: DECISIONS_INSERT_SETTINGS });
+        stream.destroy();
         lastInsert = performance.now();
       })();
       return written;
@@ -77,12 +78,23 @@ function readHeader<T>(headers: Record<string, string>, name: string, schema: Zo
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: `${name} header: ${describeZodError(parsed.error)}` };
 }
 
-function readDecision(headers: Record<string, string>): Read<{ summary: DecisionSummary; results: RuleResult[] }> {
+/**
+ * The rule results as checked RuleResult[] JSON: the compact text the rule engine writes is taken
+ * as it is (one pattern, no parsing), any other text parsed and checked against the schema.
+ */
+function readResults(headers: Record<string, string>): Read<string> {
+  const text = headers[RESULTS_HEADER];
+  if (text !== undefined && isCompactRuleResults(text)) return { ok: true, value: text };
+  const results = readHeader(headers, RESULTS_HEADER, ruleResults);
+  return results.ok ? { ok: true, value: JSON.stringify(results.value) } : results;
+}
+
+function readDecision(headers: Record<string, string>): Read<{ summary: DecisionSummary; resultsJson: string }> {
   const summary = readHeader(headers, DECISION_HEADER, decisionSummary);
   if (!summary.ok) return summary;
-  const results = readHeader(headers, RESULTS_HEADER, ruleResults);
+  const results = readResults(headers);
   if (!results.ok) return results;
-  return { ok: true, value: { summary: summary.value, results: results.value } };
+  return { ok: true, value: { summary: summary.value, resultsJson: results.value } };
 }
 
 /**
@@ -102,7 +114,7 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
     schema: transactionMessage,
     concurrency: PARTITIONS_AT_ONCE,
     async handle(records, batch) {
-      const rows: DecisionRow[] = [];
+      const rows: string[] = [];
       const rejected: Rejected[] = [];
       const breathe = breather(16);
       for (const { value, message } of records) {
@@ -110,7 +122,7 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
         const { org_id: orgId, ...tx } = value;
         if (message.headers?.[DECISION_HEADER] !== undefined) {
           const decision = readDecision(message.headers);
-          if (decision.ok) rows.push(decisionRow(orgId, tx, decision.value.summary, decision.value.results));
+          if (decision.ok) rows.push(decisionLine(orgId, tx, decision.value.summary, decision.value.resultsJson));
           else rejected.push({ message, reason: decision.reason });
           continue;
         }
@@ -121,7 +133,7 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
           continue;
         }
         const decided = await engine.decide(orgId, parsed.data);
-        rows.push(decisionRow(orgId, parsed.data, decided.decision, JSON.parse(decided.resultsJson) as RuleResult[]));
+        rows.push(decisionLine(orgId, parsed.data, decided.decision, decided.resultsJson));
       }
       await deadLetter(platform.bus, TRANSACTIONS_TOPIC, rejected);
       if (rows.length > 0) await inserts.write(rows, batch);

@@ -28,6 +28,22 @@ export type DecisionSummary = z.infer<typeof decisionSummary>;
 const flag = z.literal([0, 1]);
 export const ruleResults: z.ZodType<RuleResult[]> = z.array(z.tuple([z.string().min(1), z.number().int().nonnegative(), flag, z.number(), z.array(flag)]));
 
+/**
+ * The exact text `ruleResultsJson` writes: no spaces, plain numbers. Text of this shape is valid
+ * RuleResult[] JSON (a test holds it to the schema), so the decisions consumer checks a header
+ * with this one pattern and stores it as written; any other text is parsed and checked by
+ * `ruleResults`. Exponents have at most two digits, so no number is infinite.
+ */
+const COMPACT_RULE_RESULTS = (() => {
+  const id = String.raw`"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})+"`;
+  const version = String.raw`(?:0|[1-9]\d*)`;
+  const score = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d{1,2})?`;
+  const tuple = String.raw`\[${id},${version},[01],${score},\[(?:[01](?:,[01])*)?\]\]`;
+  return new RegExp(String.raw`^\[(?:${tuple}(?:,${tuple})*)?\]$`);
+})();
+
+export const isCompactRuleResults = (text: string): boolean => COMPACT_RULE_RESULTS.test(text);
+
 export const transactionMessage = z.looseObject({
   org_id: z.string().min(1),
   transaction_id: z.string().min(1),
@@ -54,23 +70,23 @@ export async function publishTransaction(platform: Platform, orgId: string, tx: 
 }
 
 /**
- * The row of the `decisions` table; `version` is the decision time, so a replay writes the same
- * row again. `rule_results` is an array of named tuples, written as JSON arrays (see
- * DECISIONS_INSERT_SETTINGS).
+ * The row of the `decisions` table as one JSONEachRow line; `version` is the decision time, so a
+ * replay writes the same row again. `resultsJson` is checked RuleResult[] JSON, spliced in as it
+ * is: an array of named tuples written as JSON arrays (see DECISIONS_INSERT_SETTINGS).
  */
-export function decisionRow(orgId: string, tx: Record<string, unknown>, summary: DecisionSummary, results: RuleResult[]) {
+export function decisionLine(orgId: string, tx: Record<string, unknown>, summary: DecisionSummary, resultsJson: string): string {
   const decidedAt = parseDateTime(summary.decided_at)!;
-  return {
+  const head = JSON.stringify({
     org_id: orgId,
     transaction_id: String(tx.transaction_id),
     entity_id: String(tx.entity_id),
     triggered_rules_count: summary.triggered_rules_count,
     score: summary.score,
-    rule_results: results,
     transaction: JSON.stringify(tx),
     decided_at: clickhouseDateTime(decidedAt),
     version: decidedAt,
-  };
+  });
+  return `${head.slice(0, -1)},"rule_results":${resultsJson}}`;
 }
 
 /** Tuples as positional arrays, half the bytes of objects with names. */
