@@ -242,6 +242,33 @@ function transaction(i: number) {
   };
 }
 
+/** One open-loop run: request i is due at start + i / RATE, whatever happened before it; latencies sorted. */
+async function openLoop(post: (i: number) => Promise<number>): Promise<{ latencies: number[]; failed: number; triggered: number; ms: number }> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let triggered = 0;
+  const start = performance.now() + 50;
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < RATE * OPEN_LOOP_SECONDS; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(
+      post(i).then(
+        (n) => {
+          latencies.push(performance.now() - due);
+          if (n > 0) triggered++;
+        },
+        (err: unknown) => {
+          if (failed++ === 0) console.error(`first failure: ${String(err)}`);
+        },
+      ),
+    );
+  }
+  await Promise.all(inflight);
+  return { latencies: latencies.sort((a, b) => a - b), failed, triggered, ms: performance.now() - start };
+}
+
 async function measure(mode: string, env: Record<string, string>): Promise<Figures> {
   const org = `bench_${Math.random().toString(36).slice(2, 8)}`;
   const key = `key_${org}`;
@@ -255,7 +282,6 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
     const before = await scrape();
     const cpuBefore = await cpuMs(child.pid!);
     const mainBefore = await cpuMs(child.pid!, child.pid!);
-    // Open loop: request i is due at start + i / RATE, whatever happened before it.
     const total = RATE * OPEN_LOOP_SECONDS * OPEN_LOOP_RUNS;
     const latencies: number[] = [];
     const runP99: number[] = [];
@@ -263,29 +289,12 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
     let triggered = 0;
     let elapsedMs = 0;
     for (let run = 0; run < OPEN_LOOP_RUNS; run++) {
-      const runLatencies: number[] = [];
-      const start = performance.now() + 50;
-      const inflight: Promise<void>[] = [];
-      for (let i = 0; i < RATE * OPEN_LOOP_SECONDS; i++) {
-        const due = start + (i * 1000) / RATE;
-        const wait = due - performance.now();
-        if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-        inflight.push(
-          post(i).then(
-            (n) => {
-              runLatencies.push(performance.now() - due);
-              if (n > 0) triggered++;
-            },
-            (err: unknown) => {
-              if (failed++ === 0) console.error(`first failure: ${String(err)}`);
-            },
-          ),
-        );
-      }
-      await Promise.all(inflight);
-      elapsedMs += performance.now() - start;
-      runP99.push(percentile(runLatencies.sort((a, b) => a - b), 0.99));
-      latencies.push(...runLatencies);
+      const r = await openLoop(post);
+      failed += r.failed;
+      triggered += r.triggered;
+      elapsedMs += r.ms;
+      runP99.push(percentile(r.latencies, 0.99));
+      latencies.push(...r.latencies);
     }
     const elapsed = elapsedMs / 1000;
     latencies.sort((a, b) => a - b);

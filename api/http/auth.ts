@@ -44,14 +44,18 @@ export class KeyRing {
   }
 
   verify(key: string | undefined): Principal | null {
-    if (!key) return null;
-    const digest = sha256(key);
+    return key ? this.verifyDigest(keyDigest(key)) : null;
+  }
+
+  /** The principal of a key already hashed with `keyDigest` (hot paths hash a presented key once). */
+  verifyDigest(digest: Buffer): Principal | null {
     const hit = this.byDigest.get(digest.toString('hex'));
     return hit && timingSafeEqual(hit.digest, digest) ? hit.principal : null;
   }
 }
 
-export const digestKey = (key: string): string => sha256(key).toString('hex');
+/** The SHA-256 digest of a presented key: what the key ring looks up and rate limits count by. */
+export const keyDigest = (key: string): Buffer => sha256(key);
 
 /** 401 unless `x-api-key` names a known key; sets `req.principal`. */
 export function authenticate(keys: KeyRing, header = 'x-api-key'): RequestHandler {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { forbidden, HttpError, unauthorized } from './errors.js';
-import type { KeyRing, Principal } from './auth.js';
+import { keyDigest, type KeyRing, type Principal } from './auth.js';
 import type { ObserveRequest } from './metrics.js';
 import { sendError, type ErrorStyle } from './present-error.js';
 import { callerOf, type EdgeLimiter } from './rate-limit.js';
@@ -79,12 +79,14 @@ function compile(route: LaneRoute): CompiledLane {
   return { route, pattern: new RegExp(`^${source}/?$`), names, maxBytes: byteSize(route.bodyLimit) };
 }
 
-/** The plain case a lane takes: JSON in UTF-8, not compressed, with a key to check, no escapes in the path. */
+/** The plain case a lane takes: JSON in UTF-8, not compressed, a non-empty key to check, no escapes in the path. */
 function plain(req: IncomingMessage, path: string): boolean {
   const type = req.headers['content-type'];
   const encoding = req.headers['content-encoding'];
+  const key = req.headers['x-api-key'];
   return (
-    typeof req.headers['x-api-key'] === 'string' &&
+    typeof key === 'string' &&
+    key !== '' &&
     !path.includes('%') &&
     (encoding === undefined || encoding === 'identity') &&
     type !== undefined &&
@@ -127,10 +129,10 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
   const { route } = lane;
   const request = beginRequest(edge.log, req, res);
   edge.observe(route.method, res, () => route.path);
-  const key = req.headers['x-api-key'] as string;
+  const digest = keyDigest(req.headers['x-api-key'] as string); // once, for the limit and the key check
   // The edge-wide limit comes first and answers in the edge's style, as it does before Express's routers.
   try {
-    edge.limiter.admit(callerOf(key, req.socket.remoteAddress), res);
+    edge.limiter.admit(callerOf(digest, req.socket.remoteAddress), res);
   } catch (err) {
     req.resume();
     return sendError(res, 'standard', err, request);
@@ -139,7 +141,7 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
     const body = parseJson(await readBody(req, lane.maxBytes));
     const params: Record<string, string> = {};
     lane.names.forEach((name, i) => (params[name] = match[i + 1]!));
-    const principal = route.keys.verify(key);
+    const principal = route.keys.verifyDigest(digest);
     if (!principal) throw unauthorized();
     if (principal.orgId !== params[route.orgParam]) throw forbidden();
     const url = req.url!;

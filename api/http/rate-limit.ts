@@ -2,7 +2,7 @@ import { isIPv6 } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { HttpError } from './errors.js';
-import { digestKey } from './auth.js';
+import { keyDigest } from './auth.js';
 
 const MINUTE_MS = 60_000;
 
@@ -52,8 +52,8 @@ export function addressKey(address: string): string {
   return `${groups.slice(0, 3).map((g) => g.toString(16)).join(':')}:${(groups[3]! & 0xff00).toString(16)}::/56`;
 }
 
-/** The caller a request counts against: its API key (as a digest), else its address. */
-export const callerOf = (apiKey: string | undefined, address: string | undefined): string => (apiKey ? `k:${digestKey(apiKey)}` : `a:${addressKey(address ?? 'unknown')}`);
+/** The caller a request counts against: its API key (by its `keyDigest`), else its address. */
+export const callerOf = (digest: Buffer | undefined, address: string | undefined): string => (digest ? `k:${digest.toString('hex')}` : `a:${addressKey(address ?? 'unknown')}`);
 
 /**
  * The edge-wide limit: requests per minute per caller, for every route (Express and lanes alike, so
@@ -62,15 +62,18 @@ export const callerOf = (apiKey: string | undefined, address: string | undefined
  */
 export class EdgeLimiter {
   private readonly windows = new FixedWindows(MINUTE_MS);
+  private readonly policy: string;
 
-  constructor(private readonly perMinute: number) {}
+  constructor(private readonly perMinute: number) {
+    this.policy = `${perMinute};w=60`;
+  }
 
   /** Counts the request; throws a 429 HttpError when the caller is over its limit. */
   admit(caller: string, res: ServerResponse): void {
     const now = Date.now();
     const w = this.windows.hit(caller, now);
     const resetSeconds = Math.ceil((w.start + MINUTE_MS - now) / 1000);
-    res.setHeader('RateLimit-Policy', `${this.perMinute};w=60`);
+    res.setHeader('RateLimit-Policy', this.policy);
     res.setHeader('RateLimit', `limit=${this.perMinute}, remaining=${Math.max(0, this.perMinute - w.count)}, reset=${resetSeconds}`);
     if (w.count > this.perMinute) {
       res.setHeader('Retry-After', String(Math.max(1, resetSeconds)));
@@ -84,7 +87,8 @@ export function edgeRateLimit(limiter: EdgeLimiter, exempt: string[]): RequestHa
   return (req, res, next) => {
     if (exempt.some((p) => req.path === p || req.path.startsWith(`${p}/`))) return next();
     try {
-      limiter.admit(callerOf(req.get('x-api-key'), req.ip), res);
+      const key = req.get('x-api-key');
+      limiter.admit(callerOf(key ? keyDigest(key) : undefined, req.ip), res);
       next();
     } catch (err) {
       next(err);

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Plan } from '../../infra/config.js';
 import type { Clock } from '../../infra/clock.js';
+import { keyDigest } from '../http/auth.js';
 import { HttpError } from '../http/errors.js';
 import { callerOf, FixedWindows, type WindowCount } from '../http/rate-limit.js';
 
@@ -20,16 +21,17 @@ const usage = (limit: number, w: WindowCount, length: number) => ({ limit, used:
  * headers of the window nearest to exhaustion; over either limit the answer is 429. The headers
  * are set before authentication fails too, counted against the presented key (or the address).
  */
-export function planRateLimit(clock: Clock, planOf: (key: string) => Plan | null): RequestHandler {
+export function planRateLimit(clock: Clock, planOf: (digest: Buffer) => Plan | null): RequestHandler {
   const seconds = new FixedWindows(1000);
   const days = new FixedWindows(DAY_MS);
   return (req, res, next) => {
     const now = clock.now();
     const key = req.get('x-api-key');
-    const plan = key ? planOf(key) : null;
+    const digest = key ? keyDigest(key) : undefined;
+    const plan = digest ? planOf(digest) : null;
     // Unknown callers get the smallest allowance: probing keys cannot flood the service.
     const limits = PLAN_LIMITS[plan ?? 'starter'];
-    const id = callerOf(plan ? key : undefined, req.ip);
+    const id = callerOf(plan ? digest : undefined, req.ip);
     const perSecond = usage(limits.perSecond, seconds.hit(id, now), 1000);
     const perDay = limits.perDay === null ? null : usage(limits.perDay, days.hit(id, now), DAY_MS);
     const remaining = (w: { limit: number; used: number }) => Math.max(0, w.limit - w.used);

@@ -54,7 +54,7 @@ export function screeningRouter(deps: ScreeningApiDeps): Router {
   // Before the plan limit: reading the document needs no key and costs no allowance.
   router.get(OPENAPI_PATH, (_req, res) => void res.json(document));
   // Outside the service router so that even a malformed body's 400 carries the X-RateLimit headers.
-  router.use(PREFIX, planRateLimit(deps.clock, (key) => deps.keys.verify(key)?.plan ?? null), presentError('standard'));
+  router.use(PREFIX, planRateLimit(deps.clock, (digest) => deps.keys.verifyDigest(digest)?.plan ?? null), presentError('standard'));
   router.use(
     serviceRouter({ style: 'standard', bodyLimit: deps.bodyLimit, prefixes: [PREFIX] }, (r) => {
       r.use(authenticate(deps.keys, 'x-api-key'));
