@@ -1,5 +1,5 @@
 import type { CompareOp } from './ast.js';
-import { likeToRegExp } from './like.js';
+import { compileLike } from './like.js';
 import type { Ref, TExpr } from './typed-ast.js';
 import { compareStrings, type Value, type ValueType } from './values.js';
 
@@ -121,11 +121,11 @@ export function compile(e: TExpr): Compiled {
     }
     case 'like': {
       const f = compile(e.operand);
-      const re = likeToRegExp(e.pattern);
+      const matches = compileLike(e.pattern);
       const negated = e.negated;
       return (c) => {
         const v = f(c);
-        return v === null ? null : re.test(v as string) !== negated;
+        return v === null ? null : matches(v as string) !== negated;
       };
     }
     case 'isNull': {
