@@ -95,6 +95,8 @@ describe('rules', () => {
     expectError(await bad('amount >'), 400, /evaluation 'broken': line 1, column 9: unexpected end of expression/);
     expectError(await bad('amount > 1 AND amout < 5'), 400, /evaluation 'broken': line 1, column 16: unknown identifier 'amout'/);
     expectError(await bad("amount > 'x'"), 400, /evaluation 'broken': line 1, column 10: '>' compares number with string/);
+    expectError(await bad(`${'-'.repeat(9_990)}1 > 0`), 400, /evaluation 'broken': line 1, column 129: the expression is nested too deeply \(more than 128 levels\)/);
+    expectError(await bad(`device_fingerprint LIKE '${'%a'.repeat(200)}'`), 400, /evaluation 'broken': line 1, column 25: a LIKE pattern may have at most 256 characters/);
     expectError(await api.post('/rules/org_a', rule({ threshold: 'high' })), 400, /threshold/);
     expectError(await api.post('/rules/org_a', rule({ evaluations: [] })), 400, /evaluations/);
     expectError(await api.patch('/rules/org_a/whatever/status', {}), 404);

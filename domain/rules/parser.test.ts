@@ -85,3 +85,25 @@ describe('parser errors carry positions', () => {
     expect(err.reason).toContain(reason);
   });
 });
+
+describe('nesting depth', () => {
+  it.each([
+    ['10,000 prefix minus signs', `${'-'.repeat(10_000)}1 > 0`, 129],
+    ['deep parentheses', `${'('.repeat(500)}1${')'.repeat(500)} > 0`, 129],
+    ['deep NOT', `${'NOT '.repeat(300)}TRUE`, 513],
+  ])('%s are refused at the first level too deep', (_what, src, column) => {
+    const err = errorOf(src);
+    expect(err.reason).toBe('the expression is nested too deeply (more than 128 levels)');
+    expect(err.at).toMatchObject({ line: 1, column });
+  });
+
+  it('refuses a long left-leaning chain, which deepens the tree without recursion', () => {
+    const err = errorOf(`${Array.from({ length: 2_000 }, () => 'a').join(' + ')} > 0`);
+    expect(err.reason).toContain('nested too deeply');
+  });
+
+  it('accepts nesting up to the limit', () => {
+    expect(() => parse(`${'-'.repeat(120)}1 > 0`)).not.toThrow();
+    expect(() => parse(`${Array.from({ length: 100 }, () => 'a').join(' + ')} > 0`)).not.toThrow();
+  });
+});

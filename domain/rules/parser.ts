@@ -9,11 +9,21 @@ import { tokenize, type Token } from './lexer.js';
 const BP = { OR: 1, AND: 2, NOT: 3, PREDICATE: 4, ADD: 5, MUL: 6 } as const;
 const COMPARE: ReadonlySet<string> = new Set(['=', '!=', '<', '<=', '>', '>=']);
 
+/**
+ * Deepest nesting accepted, counted both as the parser's own recursion (parentheses, prefix
+ * operators, right operands) and as the depth of the tree, which left-leaning chains such as
+ * `a + a + a` also deepen. Every later pass (checker, evaluator, SQL and ClickHouse's own parser,
+ * whose limit is 1000) walks the tree recursively, so this bounds them all.
+ */
+export const MAX_DEPTH = 128;
+const tooDeep = `the expression is nested too deeply (more than ${MAX_DEPTH} levels)`;
+
 const describe = (t: Token): string => (t.kind === 'eof' ? 'end of expression' : `'${t.text}'`);
 const span = (start: Position, end: Position): Span => ({ start, end });
 
 class Parser {
   private i = 0;
+  private depth = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private get peek(): Token {
@@ -68,10 +78,14 @@ class Parser {
   }
 
   private expr(minBp: number): Expr {
+    if (++this.depth > MAX_DEPTH) throw new ExpressionError(tooDeep, this.peek.start);
     let left = this.prefix();
     for (;;) {
       const bp = this.infixPower();
-      if (bp <= minBp) return left;
+      if (bp <= minBp) {
+        this.depth--;
+        return left;
+      }
       left = this.infix(left, bp);
       if (bp === BP.PREDICATE && this.infixPower() === BP.PREDICATE) {
         throw new ExpressionError(`comparisons cannot be chained: combine them with AND or OR`, this.peek.start);
@@ -162,7 +176,40 @@ class Parser {
   }
 }
 
+const childrenOf = (e: Expr): Expr[] => {
+  switch (e.kind) {
+    case 'neg':
+    case 'not':
+    case 'isNull':
+      return [e.operand];
+    case 'arith':
+    case 'compare':
+    case 'logic':
+      return [e.left, e.right];
+    case 'in':
+      return [e.operand, ...e.list];
+    case 'between':
+      return [e.operand, e.low, e.high];
+    case 'like':
+      return [e.operand, e.pattern];
+    default:
+      return [];
+  }
+};
+
+/** Refuses a tree deeper than MAX_DEPTH, at the first node too deep; walks without recursion. */
+function checkDepth(root: Expr): void {
+  const stack: [Expr, number][] = [[root, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [e, d] = item;
+    if (d > MAX_DEPTH) throw new ExpressionError(tooDeep, e.span.start);
+    for (const child of childrenOf(e)) stack.push([child, d + 1]);
+  }
+}
+
 /** Parses an expression; throws ExpressionError with the position of the first problem. */
 export function parse(src: string): Expr {
-  return new Parser(tokenize(src)).parseAll();
+  const e = new Parser(tokenize(src)).parseAll();
+  checkDepth(e);
+  return e;
 }
