@@ -20,7 +20,9 @@ const SKEW_US = 5_000_000;
 /**
  * An in-process copy of one lookup table, so evaluating a transaction reads its row without a
  * query. Filled once, then kept current incrementally (`_version` greater than the last seen,
- * FINAL); local writes refresh it before they answer, other processes' within `refreshMs`.
+ * FINAL); local writes refresh it before they answer, other processes' within `refreshMs`. A first
+ * fill that fails (a transient ClickHouse error) fails the reads waiting for it and is tried again
+ * by the next one.
  */
 export class LookupMirror {
   private rows = new Map<string, Row>();
@@ -28,10 +30,26 @@ export class LookupMirror {
   private checkedAt = 0;
   private inflight: Promise<void> | null = null;
   private tooBig = false;
-  private readonly ready: Promise<void>;
+  private filled = false;
+  private filling: Promise<void> | null = null;
 
   constructor(private readonly o: MirrorOptions) {
-    this.ready = this.fill();
+    // Started now so the first transaction finds it ready; if it fails, the next read tries again.
+    this.ready().catch(() => undefined);
+  }
+
+  private ready(): Promise<void> {
+    if (this.filled) return Promise.resolve();
+    this.filling ??= this.fill().then(
+      () => {
+        this.filled = true;
+      },
+      (err: unknown) => {
+        this.filling = null;
+        throw err;
+      },
+    );
+    return this.filling;
   }
 
   private async fill(): Promise<void> {
@@ -59,14 +77,14 @@ export class LookupMirror {
 
   /** Picks up writes now (after a local write). */
   refresh(): Promise<void> {
-    this.inflight ??= this.ready.then(() => (this.tooBig ? undefined : this.pull())).finally(() => {
+    this.inflight ??= this.ready().then(() => (this.tooBig ? undefined : this.pull())).finally(() => {
       this.inflight = null;
     });
     return this.inflight;
   }
 
   async get(id: string): Promise<Row | undefined> {
-    await this.ready;
+    await this.ready();
     if (this.tooBig) return this.query(id);
     if (this.o.now() - this.checkedAt > this.o.refreshMs && !this.inflight) void this.refresh().catch(() => undefined);
     return this.rows.get(id);
