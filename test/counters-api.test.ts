@@ -214,6 +214,34 @@ describe('event intake', () => {
     expect(reasons[5]).toContain('sum counter deposits adds it');
   });
 
+  it('refuses a value beyond 1e15 in magnitude, over HTTP and from the topic, so no sum can overflow', async () => {
+    const { org, c } = freshOrg();
+    await c.putConfig({ counters: [{ name: 'deposits', event_type: 'deposit', aggregate: 'sum', window: { amount: 1, unit: 'days' } }] });
+    const res = await c.postBatch([ev({ event_type: 'deposit', value: 1e308 }), ev({ event_type: 'deposit', value: -1e16 }), ev({ entity_id: 'big', event_type: 'deposit', value: 1e15 })]);
+    expect(res.body.data.accepted).toBe(1);
+    expect(res.body.data.rejected).toEqual([
+      { index: 0, reason: expect.stringMatching(/^value: must be at most 1e15/) },
+      { index: 1, reason: expect.stringMatching(/^value: must be at least -1e15/) },
+    ]);
+    const one = await c.postEvent(ev({ event_type: 'deposit', value: 1e308 }));
+    expect(one.status).toBe(400);
+    expect(one.body.message).toMatch(/value: must be at most 1e15/);
+
+    const reasons: string[] = [];
+    const sub = await p.platform.bus.subscribe({
+      groupId: `dlq-reader-${org}`,
+      topics: [dlqTopic('events')],
+      eachBatch: async (batch) => {
+        for (const m of batch.messages) reasons.push(m.headers?.[DLQ_REASON_HEADER] ?? '');
+      },
+    });
+    const huge = ev({ entity_id: 'big', event_type: 'deposit', value: 1e308 });
+    await p.platform.bus.send('events', [{ key: `${org}:big`, value: await p.platform.codec.encode('events', { org_id: org, ...huge }) }]);
+    await waitFor(async () => reasons, (r) => r.some((x) => x.includes('must be at most 1e15')));
+    await sub.stop();
+    expect((await live(c, 'big')()).deposits).toBe(1e15);
+  });
+
   it('counts a re-sent id once, inside one batch and across batches', async () => {
     const { c } = freshOrg();
     await c.putConfig(countConfig());

@@ -98,6 +98,8 @@ describe('rules', () => {
     expectError(await bad(`${'-'.repeat(9_990)}1 > 0`), 400, /evaluation 'broken': line 1, column 129: the expression is nested too deeply \(more than 128 levels\)/);
     expectError(await bad(`device_fingerprint LIKE '${'%a'.repeat(200)}'`), 400, /evaluation 'broken': line 1, column 25: a LIKE pattern may have at most 256 characters/);
     expectError(await api.post('/rules/org_a', rule({ threshold: 'high' })), 400, /threshold/);
+    expectError(await api.post('/rules/org_a', rule({ threshold: 1e10 })), 400, /threshold: must be at most 1e9/);
+    expectError(await api.post('/rules/org_a', rule({ evaluations: [{ name: 'heavy', expression: 'amount > 1', weight: 1e308 }] })), 400, /evaluations\[0\]\.weight: must be at most 1e9/);
     expectError(await api.post('/rules/org_a', rule({ evaluations: [] })), 400, /evaluations/);
     expectError(await api.patch('/rules/org_a/whatever/status', {}), 404);
   });
@@ -163,6 +165,7 @@ describe('custom tables', () => {
     });
     expectError(await api.put('/tables/org_a/accounts/data', [{ id: 'acct-9', frozen: false }, { id: 'acct-10', frozen: 'no' }]), 400, /row 1: column 'frozen' must be a boolean/);
     expectError(await api.put('/tables/org_a/accounts/data', [{ id: 'acct-9', frozen: false, colour: 'red' }]), 400, /unknown column 'colour'/);
+    expectError(await api.put('/tables/org_a/accounts/data', [{ id: 'acct-9', frozen: false, limit_amount: -1e300 }]), 400, /row 0: column 'limit_amount' must be at most 1e15 in magnitude/);
     expectError(await api.put('/tables/org_a/accounts/data', { id: 'x' }), 400, /array/);
     expectError(await api.put('/tables/org_a/nope/data', []), 404);
     const ids = (await api.get('/tables/org_a/accounts/data')).body.data.rows.map((r: { id: string }) => r.id);
@@ -212,6 +215,7 @@ describe('transactions', () => {
     expectError(await api.post('/transaction/org_a', tx({ transaction_date: '2023-02-29' })), 400, /transaction_date must be a real date/);
     expectError(await api.post('/transaction/org_a', tx({ currency: 'ngn' })), 400, /currency/);
     expectError(await api.post('/transaction/org_a', tx({ amount: '12' })), 400, /amount/);
+    expectError(await api.post('/transaction/org_a', tx({ amount: 1e300 })), 400, /amount: must be at most 1e15/);
     expectError(await api.post('/transaction/org_a', tx({ colour: 'red' })), 400, /colour/);
     expectError(await api.post('/transaction/org_a', tx({ channel: 12 })), 400, /channel/);
     const { entity_id: _e, ...missing } = tx();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MAX_AMOUNT, sci } from '../../schemas/http/bounds.js';
 import type { TableBody } from '../../schemas/http/rules.js';
 import { CLICKHOUSE_TYPE, quoteIdent } from './sql.js';
 import { clickhouseDateTime, isoDateTime, parseDateTime, type Value, type ValueType } from './values.js';
@@ -65,7 +66,10 @@ function columnValue(c: Column, v: unknown): Value {
       if (typeof v === 'string') return v;
       break;
     case 'number':
-      if (typeof v === 'number' && Number.isFinite(v)) return v;
+      if (typeof v === 'number' && Number.isFinite(v)) {
+        if (Math.abs(v) > MAX_AMOUNT) throw new RowError(`column '${c.name}' must be at most ${sci(MAX_AMOUNT)} in magnitude`);
+        return v;
+      }
       break;
     case 'boolean':
       if (typeof v === 'boolean') return v;

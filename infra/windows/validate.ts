@@ -20,6 +20,13 @@ export function checkFinite(what: string, v: number): void {
   if (!Number.isFinite(v)) fail(`${what} must be a finite number`, v);
 }
 
+/**
+ * Largest sum delta: beyond it a running total could overflow, and Redis's HINCRBYFLOAT then fails
+ * in the middle of a script, after the once id is claimed. Producers' values are bounded the same
+ * (schemas/http/bounds.ts); this refuses anything else before a write.
+ */
+export const MAX_SUM_DELTA = 1e15;
+
 export function checkPositive(what: string, v: number): void {
   if (!Number.isSafeInteger(v) || v <= 0) fail(`${what} must be a positive integer`, v);
 }
@@ -31,7 +38,7 @@ export function checkApply(requests: ApplyRequest[]): void {
       if (u.kind === 'sum') {
         checkInteger('sum update bucket', u.bucket);
         checkInteger('sum update floor', u.floor);
-        checkFinite('sum update delta', u.delta);
+        if (!(Math.abs(u.delta) <= MAX_SUM_DELTA)) fail(`sum update delta must be a finite number of at most ${MAX_SUM_DELTA} in magnitude`, u.delta);
       } else {
         checkFinite('max update value', u.value);
       }

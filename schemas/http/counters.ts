@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedNumber, MAX_AMOUNT } from './bounds.js';
 
 /**
  * Wire schemas of the event counter service (Document 1 part B, CONTRACTS.md sections 1b and 4).
@@ -35,7 +36,7 @@ export const counterDefSchema = z
     aggregate: z.enum(['count', 'sum', 'last_seen']),
     window: windowSchema.optional(),
     attribute_filters: z.record(z.string(), z.string()).default({}).meta({ description: 'Only events whose attributes equal these values count' }),
-    alert_thresholds: z.array(z.number().finite()).max(32).default([]).meta({ description: 'Crossing any value flushes the entity at once' }),
+    alert_thresholds: z.array(boundedNumber(MAX_AMOUNT)).max(32).default([]).meta({ description: 'Crossing any value flushes the entity at once' }),
     active: z.boolean().default(true).meta({ description: 'false stops counting and keeps the column' }),
   })
   .meta({ id: 'CounterDefinition' });
@@ -103,7 +104,7 @@ const eventFields = {
 export const eventSchema = z
   .strictObject({
     ...eventFields,
-    value: z.number().finite().optional().meta({ description: 'Amount a sum counter adds; ignored by count and last_seen' }),
+    value: boundedNumber(MAX_AMOUNT).optional().meta({ description: 'Amount a sum counter adds; ignored by count and last_seen' }),
     attributes: z.record(z.string(), z.string()).optional().meta({ description: 'Declared attributes only' }),
   })
   .meta({ id: 'CounterEvent' });
@@ -117,7 +118,7 @@ export const topicEventSchema = z
   .strictObject({
     ...eventFields,
     org_id: z.string().min(1),
-    value: z.number().finite().nullish(),
+    value: boundedNumber(MAX_AMOUNT).nullish(),
     attributes: z.record(z.string(), z.string()).nullish(),
   })
   .transform(({ value, attributes, ...rest }) => ({ ...rest, ...(value != null ? { value } : {}), ...(attributes != null ? { attributes } : {}) }));

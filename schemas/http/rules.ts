@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedNumber, MAX_AMOUNT, MAX_WEIGHT } from './bounds.js';
 import { isKeyword } from '../../domain/rules/lexer.js';
 import { TRANSACTION_FIELDS } from '../../domain/rules/transaction-fields.js';
 import { isClockTime, isDate, parseDateTime, type ValueType } from '../../domain/rules/values.js';
@@ -24,7 +25,7 @@ export type FieldBody = z.infer<typeof fieldBody>;
 const evaluation = z.strictObject({
   name: z.string().trim().min(1).max(200),
   expression: z.string().min(1).max(10_000),
-  weight: z.number().finite().default(1),
+  weight: boundedNumber(MAX_WEIGHT).default(1),
 });
 const action = z.strictObject({ type: z.string().min(1).max(200), description: z.string().max(2000) });
 
@@ -32,7 +33,7 @@ export const ruleBody = z
   .strictObject({
     name: z.string().trim().min(1).max(200),
     description: z.string().max(2000),
-    threshold: z.number().finite(),
+    threshold: boundedNumber(MAX_WEIGHT),
     useAi: z.boolean().default(false),
     active: z.boolean().default(true),
     evaluations: z.array(evaluation).min(1).max(100),
@@ -124,7 +125,7 @@ function fieldSchema(name: string, type: ValueType): z.ZodType {
     case 'string':
       return z.string().max(10_000);
     case 'number':
-      return z.number().finite();
+      return boundedNumber(MAX_AMOUNT);
     case 'boolean':
       return z.boolean();
     case 'date':
