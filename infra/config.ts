@@ -48,6 +48,8 @@ export const envSchema = z.object({
   SCREENING_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.8),
   SCREENING_BLOCK_THRESHOLD: z.coerce.number().min(0).max(1).default(0.95),
   BEARER_SIGNING_SECRET: z.string().min(16).optional(),
+  /** Rule engine: HMAC key of the decisions on `transactions`; unset, one is kept under DATA_DIR. */
+  DECISION_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: positiveInt.default(1000),
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),

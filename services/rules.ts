@@ -2,6 +2,7 @@ import type { Platform } from '../infra/platform.js';
 import { rulesRouter } from '../api/rules/index.js';
 import { transactionLane } from '../api/rules/transaction.js';
 import { createDefinitions } from '../pipelines/rules/definitions.js';
+import { loadDecisionSigner } from '../pipelines/rules/decision-signing.js';
 import { startDecisionsStage } from '../pipelines/rules/decisions-stage.js';
 import { createEngine } from '../pipelines/rules/engine.js';
 import { rulesMigrations } from '../pipelines/rules/migrations.js';
@@ -29,10 +30,11 @@ export function rulesService(deps: { counters: (platform: Platform) => CounterRe
       const definitions = createDefinitions(analytics, clock, SHARED_STATE_TTL_MS);
       const tableData = createTableData({ analytics, windows, clock, mirrorRefreshMs: SHARED_STATE_TTL_MS, mirrorMaxRows: MIRROR_MAX_ROWS });
       const engine = createEngine({ definitions, tableData, counters: deps.counters(platform), clock, trace: platform.config.TRANSACTION_TRACE });
+      const signer = await loadDecisionSigner(platform.config);
       return {
-        router: rulesRouter({ platform, keys, definitions, tableData, engine }),
-        lanes: [transactionLane({ platform, keys, definitions, tableData, engine })],
-        workers: [{ role: 'transactions', name: 'rules.decisions', start: () => startDecisionsStage(platform, engine) }],
+        router: rulesRouter({ platform, keys, definitions, tableData, engine, signer }),
+        lanes: [transactionLane({ platform, keys, definitions, tableData, engine, signer })],
+        workers: [{ role: 'transactions', name: 'rules.decisions', start: () => startDecisionsStage(platform, engine, signer) }],
       };
     },
   };

@@ -1,4 +1,5 @@
 import type { Platform } from '../../infra/platform.js';
+import type { DecisionSigner } from '../../pipelines/rules/decision-signing.js';
 import type { Definitions } from '../../pipelines/rules/definitions.js';
 import type { Engine } from '../../pipelines/rules/engine.js';
 import type { TableData } from '../../pipelines/rules/table-data.js';
@@ -8,6 +9,7 @@ export interface RulesDeps {
   definitions: Definitions;
   tableData: TableData;
   engine: Engine;
+  signer: DecisionSigner;
 }
 
 /** Path parameters as strings (Express 5 types them loosely). */

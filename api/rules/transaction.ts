@@ -39,7 +39,7 @@ function transactionAnswer(d: RulesDeps) {
       throw err;
     }
     const published = metrics.publish.startTimer();
-    await publishTransaction(d.platform, orgId, tx, serialise(result));
+    await publishTransaction(d.platform, d.signer, orgId, tx, serialise(result));
     published();
     const processed = result.decision.processed_rules.length;
     const triggered = result.decision.triggered_rules_count;

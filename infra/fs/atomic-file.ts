@@ -3,8 +3,8 @@ import path from 'node:path';
 
 let tmpSeq = 0;
 
-async function writeDurably(file: string, data: string): Promise<void> {
-  const fh = await open(file, 'w');
+async function writeDurably(file: string, data: string, mode?: number): Promise<void> {
+  const fh = await open(file, 'w', mode);
   try {
     await fh.writeFile(data);
     await fh.sync();
@@ -34,12 +34,12 @@ export async function replaceFile(file: string, data: string): Promise<void> {
 }
 
 /**
- * Creates `file` whole, or leaves it alone when it already exists (another creator won).
- * Returns whether this call created it.
+ * Creates `file` whole (with `mode`, e.g. 0o600 for a secret), or leaves it alone when it already
+ * exists (another creator won). Returns whether this call created it.
  */
-export async function createFileOnce(file: string, data: string): Promise<boolean> {
+export async function createFileOnce(file: string, data: string, mode?: number): Promise<boolean> {
   const tmp = tmpName(file);
-  await writeDurably(tmp, data);
+  await writeDurably(tmp, data, mode);
   try {
     await link(tmp, file);
     await syncDir(path.dirname(file));

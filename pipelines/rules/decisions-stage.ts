@@ -8,6 +8,7 @@ import { describeZodError } from '../../api/http/validate.js';
 import { breather } from '../../infra/breather.js';
 import { startStage } from '../stage.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
+import type { DecisionSigner } from './decision-signing.js';
 import type { Engine } from './engine.js';
 import { DECISION_HEADER, DECISIONS_INSERT_SETTINGS, decisionLine, decisionSummary, isCompactRuleResults, RESULTS_HEADER, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
 
@@ -99,13 +100,14 @@ function readDecision(headers: Record<string, string>): Read<{ summary: Decision
 
 /**
  * The `transactions` consumer (role `transactions`): writes every decision to ClickHouse
- * `decisions`. Messages that carry a decision (headers, see transactions-topic.ts) are written as they are; messages published by
- * producers without one are validated against the organization's fields and evaluated first
+ * `decisions`. Messages that carry a decision signed by the rule engine (headers, see
+ * transactions-topic.ts and decision-signing.ts) are written as they are; any other message (a
+ * producer's, or one whose signature does not verify) is validated against the organization's fields and evaluated first
  * (an invalid one goes to `transactions.dlq` with the reason). A batch redelivered after a crash
  * writes the same (org_id, transaction_id) rows again, which ReplacingMergeTree collapses: read
  * `decisions` with FINAL.
  */
-export function startDecisionsStage(platform: Platform, engine: Engine): Promise<Stoppable> {
+export function startDecisionsStage(platform: Platform, engine: Engine, signer: DecisionSigner): Promise<Stoppable> {
   const inserts = sharedInserts(platform);
   return startStage({
     platform,
@@ -120,8 +122,8 @@ export function startDecisionsStage(platform: Platform, engine: Engine): Promise
       for (const { value, message } of records) {
         await breathe();
         const { org_id: orgId, ...tx } = value;
-        if (message.headers?.[DECISION_HEADER] !== undefined) {
-          const decision = readDecision(message.headers);
+        if (signer.verifies(message.value, message.headers)) {
+          const decision = readDecision(message.headers!);
           if (decision.ok) rows.push(decisionLine(orgId, tx, decision.value.summary, decision.value.resultsJson));
           else rejected.push({ message, reason: decision.reason });
           continue;

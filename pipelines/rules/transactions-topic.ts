@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
 import type { RuleResult } from '../../domain/rules/rule.js';
 import { clickhouseDateTime, parseDateTime } from '../../domain/rules/values.js';
+import type { DecisionSigner } from './decision-signing.js';
 import type { Decided } from './engine.js';
 
 export const TRANSACTIONS_TOPIC = 'transactions';
@@ -11,12 +12,14 @@ export const TRANSACTIONS_TOPIC = 'transactions';
  * (schemas/avro/transactions.avsc). When the rule engine already evaluated it (POST /transaction),
  * the decision travels in two headers, so the value keeps the producers' schema: DECISION_HEADER
  * holds `{decided_at, score, triggered_rules_count}` and RESULTS_HEADER the rule results
- * (RuleResult[]), as JSON. Producers that publish directly send neither and the consumer
- * evaluates. Custom fields are top-level keys, checked against the organization's registered
+ * (RuleResult[]), as JSON, signed in SIGNATURE_HEADER (decision-signing.ts). Producers that
+ * publish directly send none of them and the consumer evaluates, as it does any message whose
+ * signature does not verify. Custom fields are top-level keys, checked against the organization's registered
  * fields by the consumer.
  */
 export const DECISION_HEADER = 'x-weir-decision';
 export const RESULTS_HEADER = 'x-weir-rule-results';
+export const SIGNATURE_HEADER = 'x-weir-decision-signature';
 
 export const decisionSummary = z.object({
   decided_at: z.string().refine((s) => parseDateTime(s) !== null, 'decided_at must be an RFC 3339 datetime'),
@@ -62,11 +65,11 @@ export const serialise = (d: Decided): SerialisedDecision => ({
 });
 
 /** Publishes a transaction with its decision; resolves once the log has it durably. */
-export async function publishTransaction(platform: Platform, orgId: string, tx: Record<string, unknown>, d: SerialisedDecision): Promise<void> {
+export async function publishTransaction(platform: Platform, signer: DecisionSigner, orgId: string, tx: Record<string, unknown>, d: SerialisedDecision): Promise<void> {
   const value = await platform.codec.encode(TRANSACTIONS_TOPIC, { ...tx, org_id: orgId });
-  await platform.bus.send(TRANSACTIONS_TOPIC, [
-    { key: `${orgId}:${String(tx.entity_id)}`, value, headers: { [DECISION_HEADER]: JSON.stringify(d.summary), [RESULTS_HEADER]: d.resultsJson } },
-  ]);
+  const decision = JSON.stringify(d.summary);
+  const headers = { [DECISION_HEADER]: decision, [RESULTS_HEADER]: d.resultsJson, [SIGNATURE_HEADER]: signer.sign(value, decision, d.resultsJson) };
+  await platform.bus.send(TRANSACTIONS_TOPIC, [{ key: `${orgId}:${String(tx.entity_id)}`, value, headers }]);
 }
 
 /**
