@@ -1,3 +1,4 @@
+import { counterTableName, customTableName } from '../domain/tenant-names.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestProcess } from './support/process.js';
 import { manualClock } from '../infra/clock.js';
@@ -39,7 +40,7 @@ const countConfig = (extra: Record<string, unknown> = {}) => ({
 });
 
 async function rows(org: string, table = 'entity_counters'): Promise<Record<string, unknown>[]> {
-  const rs = await p.platform.analytics.query({ query: `SELECT * FROM ${table} FINAL WHERE org_id = {org:String} ORDER BY entity_id`, query_params: { org }, format: 'JSONEachRow' });
+  const rs = await p.platform.analytics.query({ query: `SELECT * FROM \`${counterTableName(org, table)}\` FINAL WHERE org_id = {org:String} ORDER BY entity_id`, query_params: { org }, format: 'JSONEachRow' });
   return rs.json();
 }
 
@@ -151,14 +152,28 @@ describe('configuration', () => {
     expect(slow.body.message).toContain('flush_interval_seconds');
   });
 
-  it('refuses a counter whose name is a column of another type in the shared table', async () => {
+  it("keeps each organization's counter table its own: the same names and types never meet", async () => {
     const a = freshOrg();
     const b = freshOrg();
     expect((await a.c.putConfig({ counters: [{ name: 'shared_name', event_type: 'x', aggregate: 'count', window: { amount: 1, unit: 'hours' } }] })).status).toBe(200);
-    const clash = await b.c.putConfig({ counters: [{ name: 'shared_name', event_type: 'x', aggregate: 'last_seen' }] });
-    expect(clash.status).toBe(409);
-    expect(clash.body).toMatchObject({ error: 'column_conflict' });
-    expect((await b.c.putConfig({ counters: [{ name: 'shared_name', event_type: 'y', aggregate: 'sum', window: { amount: 2, unit: 'days' } }] })).status).toBe(200);
+    // Another type under the same name, in a table of the same name: no conflict, and nothing of a's is told.
+    expect((await b.c.putConfig({ counters: [{ name: 'shared_name', event_type: 'x', aggregate: 'last_seen' }] })).status).toBe(200);
+    const tables = await p.platform.analytics.query({
+      query: 'SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN {names:Array(String)} ORDER BY name',
+      query_params: { names: [counterTableName(a.org, 'entity_counters'), counterTableName(b.org, 'entity_counters'), 'entity_counters'] },
+      format: 'JSONEachRow',
+    });
+    expect((await tables.json<{ name: string }>()).map((t) => t.name).sort()).toEqual([counterTableName(a.org, 'entity_counters'), counterTableName(b.org, 'entity_counters')].sort());
+  });
+
+  it("cannot reach another organization's custom table through its counter table_name", async () => {
+    const a = freshOrg();
+    const b = freshOrg();
+    // b names its counter table after the physical name of a's future custom table: it lands in b's own namespace.
+    const target = customTableName(a.org, 'accounts');
+    expect((await b.c.putConfig({ table_name: target, counters: [{ name: 'n', event_type: 'x', aggregate: 'count', window: { amount: 1, unit: 'hours' } }] })).status).toBe(200);
+    const made = await p.platform.analytics.query({ query: 'SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = {t:String}', query_params: { t: target }, format: 'JSONEachRow' });
+    expect(await made.json()).toEqual([{ n: 0 }]);
   });
 });
 

@@ -1,18 +1,12 @@
-import { createHash } from 'node:crypto';
 import { MAX_AMOUNT, sci } from '../../schemas/http/bounds.js';
 import type { TableBody } from '../../schemas/http/rules.js';
+import { customTableName } from '../tenant-names.js';
 import { CLICKHOUSE_TYPE, quoteIdent } from './sql.js';
 import { clickhouseDateTime, isoDateTime, parseDateTime, type Value, type ValueType } from './values.js';
 
 /** A custom table as stored: the create body with defaults applied, the id column always present. */
 export type TableDefinition = TableBody & { generation: string };
 export type Column = TableBody['columns'][number];
-
-/**
- * One physical ClickHouse table per organization table. The org id is hashed (it may hold any
- * character); the table name is already an identifier.
- */
-export const physicalName = (orgId: string, table: string): string => `ct_${createHash('sha256').update(orgId).digest('hex').slice(0, 16)}_${table}`;
 
 /** The id column is a non-null string whether or not the body listed it. */
 export function columnsOf(def: Pick<TableBody, 'columns' | 'idColumn'>): Column[] {
@@ -26,7 +20,7 @@ export function createTableSql(orgId: string, def: TableBody): string {
     const t = CLICKHOUSE_TYPE[c.type];
     return `${quoteIdent(c.name)} ${c.nullable ? `Nullable(${t})` : t}`;
   });
-  const name = quoteIdent(physicalName(orgId, def.tableName));
+  const name = quoteIdent(customTableName(orgId, def.tableName));
   if (def.tableType === 'lookup') {
     return `CREATE TABLE IF NOT EXISTS ${name} (${[...cols, '`_version` UInt64'].join(', ')}) ENGINE = ReplacingMergeTree(_version) ORDER BY ${quoteIdent(def.idColumn)}`;
   }

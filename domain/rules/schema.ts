@@ -1,4 +1,5 @@
-import { columnTypes, physicalName, type TableDefinition } from './custom-table.js';
+import { counterTableName, customTableName } from '../tenant-names.js';
+import { columnTypes, type TableDefinition } from './custom-table.js';
 import type { SqlSources } from './sql.js';
 import { TRANSACTION_FIELDS } from './transaction-fields.js';
 import type { Schema } from './typed-ast.js';
@@ -34,14 +35,14 @@ export const windowStateOf = (t: TableDefinition) => (t.optimization.status === 
 export function buildSqlSources(orgId: string, counterTable: string, tables: TableDefinition[]): SqlSources {
   return {
     orgId,
-    counterTable,
+    counterTable: counterTableName(orgId, counterTable),
     tables: new Map(
       tables.map((t) => {
         const ws = windowStateOf(t);
         return [
           t.tableName,
           {
-            physical: physicalName(orgId, t.tableName),
+            physical: customTableName(orgId, t.tableName),
             idColumn: t.idColumn,
             final: t.tableType === 'lookup',
             entityColumn: ws?.entityColumn,

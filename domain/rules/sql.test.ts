@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { testSchema } from '../../test/fixtures/rules-schema.js';
 import { checkExpression } from './check.js';
-import { physicalName } from './custom-table.js';
+import { customTableName } from '../tenant-names.js';
 import { quoteIdent, toClickHouse, type SqlSources } from './sql.js';
 
 const sources: SqlSources = {
   orgId: "org'; DROP TABLE x; --",
   counterTable: 'entity_counters',
   tables: new Map([
-    ['accounts', { physical: physicalName('org', 'accounts'), idColumn: 'id', final: true, aggregates: new Map() }],
+    ['accounts', { physical: customTableName('org', 'accounts'), idColumn: 'id', final: true, aggregates: new Map() }],
     [
       'payments',
       {
-        physical: physicalName('org', 'payments'),
+        physical: customTableName('org', 'payments'),
         idColumn: 'id',
         final: false,
         entityColumn: 'account',
@@ -37,13 +37,13 @@ describe('ClickHouse SQL compiler', () => {
     expect(Object.values(q.params)).toEqual(expect.arrayContaining([evil, "e'1", sources.orgId, 'gold', 3]));
     expect(q.sql).toMatch(/\{tx_currency:Nullable\(String\)\} AS `currency`/);
     expect(q.sql).toMatch(/FROM `entity_counters` FINAL WHERE `org_id` = \{p\d+:String\}/);
-    expect(q.sql).toContain(`FROM \`${physicalName('org', 'accounts')}\` FINAL WHERE \`id\` = {tx_entity_id:Nullable(String)}`);
+    expect(q.sql).toContain(`FROM \`${customTableName('org', 'accounts')}\` FINAL WHERE \`id\` = {tx_entity_id:Nullable(String)}`);
     expect(q.sql).toContain('SETTINGS join_use_nulls = 1');
   });
 
   it('reads aggregates from the event table with the window store buckets, without FINAL on a MergeTree', () => {
     const q = toClickHouse(checkExpression('payments.count_1h > 1 AND payments.value_1d > 0', testSchema), testSchema, sources, { entity_id: 'e1' }, 3_600_000);
-    expect(q.sql).toContain(`FROM \`${physicalName('org', 'payments')}\` WHERE \`account\` = {tx_entity_id:Nullable(String)} GROUP BY \`account\``);
+    expect(q.sql).toContain(`FROM \`${customTableName('org', 'payments')}\` WHERE \`account\` = {tx_entity_id:Nullable(String)} GROUP BY \`account\``);
     expect(q.sql).toMatch(/countIf\(intDiv\(toUnixTimestamp64Milli\(`at`\), \{p\d+:Float64\}\) >= \{p\d+:Float64\}\)/);
     expect(q.sql).not.toMatch(/payments\S* FINAL/);
     // now = 60 minutes: the 1-hour window's lowest bucket is 60 - 59 = 1.

@@ -109,7 +109,7 @@ export function createConfigStore(deps: { analytics: Analytics; windows: WindowS
         const config = counterConfigSchema.parse({ ...fields, version });
         const retired = retiredAfter(before, config);
         // Columns first: the pipeline may flush the new counters as soon as the row below is visible.
-        await deps.table.ensure(config.table_name, [...config.counters.map(columnOf), ...retired]);
+        await deps.table.ensure(orgId, config.table_name, [...config.counters.map(columnOf), ...retired]);
         const lease = `v${version}`;
         const [won] = await deps.windows.claim(orgId, 'counter-config', [lease], LEASE_MS);
         if (!won) throw new VersionConflictError((await readLatest(orgId))?.config.version ?? before?.config.version ?? null);

@@ -1,13 +1,14 @@
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { CounterColumn } from '../../domain/counters/compile.js';
 import type { CounterValue } from '../../domain/counters/live-values.js';
+import { counterTableName } from '../../domain/tenant-names.js';
 
 /**
  * The counter table in ClickHouse: one row per (org_id, entity_id), one Nullable column per counter,
- * ReplacingMergeTree on updated_at so the newest flush of an entity wins. Several organizations may
- * share a table (the default entity_counters); a counter name fixes its column's type for everyone.
- * Every flushed row carries all of the organization's columns, retired ones with their last value,
- * because a row replaces the previous one whole.
+ * ReplacingMergeTree on updated_at so the newest flush of an entity wins. Each organization's
+ * `table_name` is its own physical table (domain/tenant-names.ts), so no organization creates,
+ * alters or learns of another's columns. Every flushed row carries all of the organization's
+ * columns, retired ones with their last value, because a row replaces the previous one whole.
  */
 
 const SQL_TYPE: Record<CounterColumn['type'], string> = {
@@ -41,13 +42,14 @@ export function createCounterTable(analytics: Analytics) {
      * existing data stays). Throws ColumnConflictError when the table is not a counter table or a
      * column of that name already holds another type.
      */
-    async ensure(table: string, columns: CounterColumn[]): Promise<void> {
-      let existing = await columnsOf(table);
+    async ensure(orgId: string, table: string, columns: CounterColumn[]): Promise<void> {
+      const physical = counterTableName(orgId, table);
+      let existing = await columnsOf(physical);
       if (!existing) {
         await analytics.command({
-          query: `CREATE TABLE IF NOT EXISTS ${quote(table)} (org_id String, entity_id String, updated_at DateTime64(3, 'UTC')) ENGINE = ReplacingMergeTree(updated_at) ORDER BY (org_id, entity_id)`,
+          query: `CREATE TABLE IF NOT EXISTS ${quote(physical)} (org_id String, entity_id String, updated_at DateTime64(3, 'UTC')) ENGINE = ReplacingMergeTree(updated_at) ORDER BY (org_id, entity_id)`,
         });
-        existing = (await columnsOf(table))!;
+        existing = (await columnsOf(physical))!;
       }
       if (existing.get('org_id') !== 'String' || existing.get('entity_id') !== 'String' || !existing.get('updated_at')?.startsWith('DateTime64')) {
         throw new ColumnConflictError(`table ${table} exists and is not a counter table; choose another table_name`);
@@ -55,7 +57,7 @@ export function createCounterTable(analytics: Analytics) {
       for (const col of columns) {
         const have = existing.get(col.name);
         if (have === undefined) {
-          await analytics.command({ query: `ALTER TABLE ${quote(table)} ADD COLUMN IF NOT EXISTS ${quote(col.name)} ${SQL_TYPE[col.type]}` });
+          await analytics.command({ query: `ALTER TABLE ${quote(physical)} ADD COLUMN IF NOT EXISTS ${quote(col.name)} ${SQL_TYPE[col.type]}` });
         } else if (have !== normalizeType(SQL_TYPE[col.type])) {
           throw new ColumnConflictError(
             `column ${col.name} of table ${table} holds ${have} values; a ${col.type === 'number' ? 'count or sum' : 'last_seen'} counter needs another name`,
@@ -68,7 +70,7 @@ export function createCounterTable(analytics: Analytics) {
     async write(table: string, orgId: string, rows: FlushRow[]): Promise<void> {
       if (rows.length === 0) return;
       await analytics.insert({
-        table,
+        table: counterTableName(orgId, table),
         format: 'JSONEachRow',
         values: rows.map((r) => ({ org_id: orgId, entity_id: r.entity_id, ...r.values, updated_at: new Date(r.updatedAt).toISOString() })),
       });
@@ -79,7 +81,7 @@ export function createCounterTable(analytics: Analytics) {
       const out = new Map<string, Record<string, CounterValue>>();
       if (entityIds.length === 0 || columns.length === 0) return out;
       const rs = await analytics.query({
-        query: `SELECT entity_id, ${columns.map((c) => quote(c.name)).join(', ')} FROM ${quote(table)} FINAL WHERE org_id = {org:String} AND entity_id IN {ids:Array(String)}`,
+        query: `SELECT entity_id, ${columns.map((c) => quote(c.name)).join(', ')} FROM ${quote(counterTableName(orgId, table))} FINAL WHERE org_id = {org:String} AND entity_id IN {ids:Array(String)}`,
         query_params: { org: orgId, ids: entityIds },
         format: 'JSONEachRow',
       });

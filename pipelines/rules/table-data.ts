@@ -1,7 +1,8 @@
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
 import type { WindowStore } from '../../infra/windows/types.js';
-import { columnsOf, createTableSql, physicalName, rowForAnswer, rowForInsert, RowError, type TableDefinition } from '../../domain/rules/custom-table.js';
+import { customTableName } from '../../domain/tenant-names.js';
+import { columnsOf, createTableSql, rowForAnswer, rowForInsert, RowError, type TableDefinition } from '../../domain/rules/custom-table.js';
 import type { Row } from '../../domain/rules/evaluate.js';
 import { windowStateOf } from '../../domain/rules/schema.js';
 import { quoteIdent } from '../../domain/rules/sql.js';
@@ -64,7 +65,7 @@ export function createTableData(o: TableDataOptions): TableData {
   const serial = keyedSerial();
   const nextVersion = versionSource(() => clock.now());
   const mirrors = new Map<string, LookupMirror>();
-  const name = (orgId: string, def: TableDefinition) => quoteIdent(physicalName(orgId, def.tableName));
+  const name = (orgId: string, def: TableDefinition) => quoteIdent(customTableName(orgId, def.tableName));
   const final = (def: TableDefinition) => (def.tableType === 'lookup' ? ' FINAL' : '');
   const idCol = (def: TableDefinition) => quoteIdent(def.idColumn);
   const mirrorKey = (orgId: string, def: TableDefinition) => `${orgId}\u0000${def.tableName}\u0000${def.generation}`;
@@ -79,7 +80,7 @@ export function createTableData(o: TableDataOptions): TableData {
     const key = mirrorKey(orgId, def);
     let m = mirrors.get(key);
     if (!m) {
-      m = new LookupMirror({ analytics, physical: physicalName(orgId, def.tableName), idColumn: def.idColumn, toRow: toRow(def), refreshMs: o.mirrorRefreshMs, maxRows: o.mirrorMaxRows, now: () => clock.now() });
+      m = new LookupMirror({ analytics, physical: customTableName(orgId, def.tableName), idColumn: def.idColumn, toRow: toRow(def), refreshMs: o.mirrorRefreshMs, maxRows: o.mirrorMaxRows, now: () => clock.now() });
       mirrors.set(key, m);
     }
     return m;
@@ -153,7 +154,7 @@ export function createTableData(o: TableDataOptions): TableData {
         await applyWindows(orgId, def, accepted);
         if (accepted.length > 0) {
           const version = def.tableType === 'lookup' ? { _version: nextVersion() } : {};
-          await analytics.insert({ table: physicalName(orgId, def.tableName), format: 'JSONEachRow', values: accepted.map((a) => ({ ...a.row, ...version })) });
+          await analytics.insert({ table: customTableName(orgId, def.tableName), format: 'JSONEachRow', values: accepted.map((a) => ({ ...a.row, ...version })) });
           if (def.tableType === 'lookup') await mirror(orgId, def).refresh();
         }
         return { inserted_count: accepted.length, skipped_count: warnings.length, total_count: input.length, warnings };
@@ -168,7 +169,7 @@ export function createTableData(o: TableDataOptions): TableData {
         const [current] = await query<Record<string, unknown>>(`SELECT * FROM ${name(orgId, def)} FINAL WHERE ${idCol(def)} = {id:String} LIMIT 1`, { id });
         if (!current) return null;
         const merged = { ...rowForAnswer(def, current), ...changes };
-        await analytics.insert({ table: physicalName(orgId, def.tableName), format: 'JSONEachRow', values: [{ ...rowForInsert(def, merged), _version: nextVersion() }] });
+        await analytics.insert({ table: customTableName(orgId, def.tableName), format: 'JSONEachRow', values: [{ ...rowForInsert(def, merged), _version: nextVersion() }] });
         await mirror(orgId, def).refresh();
         return rowForAnswer(def, rowForInsert(def, merged));
       });
