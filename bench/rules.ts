@@ -152,7 +152,7 @@ async function evaluationOnly(): Promise<{ perSecond: number; p50: number; p99: 
       values: async (_org, entity) => ({ logins_1h: entity.length % 5, amount_24h: entity.length * 100 }),
     };
     const definitions = createDefinitions(platform.analytics, platform.clock, 1_000);
-    const tableData = createTableData({ analytics: platform.analytics, windows: platform.windows, clock: platform.clock, mirrorRefreshMs: 1_000, mirrorMaxRows: 200_000 });
+    const tableData = createTableData({ analytics: platform.analytics, windows: platform.windows, clock: platform.clock, mirrorRefreshMs: 1_000, mirrorMaxRows: 200_000, mirrorRowsPerOrg: 1_000_000 });
     const engine = createEngine({ definitions, tableData, counters, clock: platform.clock, trace: false });
     const def = { ...tableBody.parse(ACCOUNTS_TABLE), generation: 'bench' };
     await definitions.addTable('org', def, () => tableData.create('org', def));

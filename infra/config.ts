@@ -48,6 +48,12 @@ export const envSchema = z.object({
   SCREENING_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.8),
   SCREENING_BLOCK_THRESHOLD: z.coerce.number().min(0).max(1).default(0.95),
   BEARER_SIGNING_SECRET: z.string().min(16).optional(),
+  /** Per-organization limits (domain/quotas.ts). */
+  QUOTA_RULES_PER_ORG: positiveInt.default(1_000),
+  QUOTA_TABLES_PER_ORG: positiveInt.default(100),
+  QUOTA_COLUMNS_PER_ORG: positiveInt.default(2_000),
+  QUOTA_LOOKUP_ROWS_PER_ORG: positiveInt.default(1_000_000),
+  QUOTA_EVENTS_PER_SECOND_PER_ORG: positiveInt.default(20_000),
   /** Rule engine: HMAC key of the decisions on `transactions`; unset, one is kept under DATA_DIR. */
   DECISION_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),

@@ -28,12 +28,14 @@ export function rulesService(deps: { counters: (platform: Platform) => CounterRe
     async create({ platform, keys }) {
       const { analytics, windows, clock } = platform;
       const definitions = createDefinitions(analytics, clock, SHARED_STATE_TTL_MS);
-      const tableData = createTableData({ analytics, windows, clock, mirrorRefreshMs: SHARED_STATE_TTL_MS, mirrorMaxRows: MIRROR_MAX_ROWS });
+      const { config } = platform;
+      const tableData = createTableData({ analytics, windows, clock, mirrorRefreshMs: SHARED_STATE_TTL_MS, mirrorMaxRows: MIRROR_MAX_ROWS, mirrorRowsPerOrg: config.QUOTA_LOOKUP_ROWS_PER_ORG });
       const engine = createEngine({ definitions, tableData, counters: deps.counters(platform), clock, trace: platform.config.TRANSACTION_TRACE });
-      const signer = await loadDecisionSigner(platform.config);
+      const signer = await loadDecisionSigner(config);
+      const quotas = { rules: config.QUOTA_RULES_PER_ORG, tables: config.QUOTA_TABLES_PER_ORG, columns: config.QUOTA_COLUMNS_PER_ORG, lookupRows: config.QUOTA_LOOKUP_ROWS_PER_ORG };
       return {
-        router: rulesRouter({ platform, keys, definitions, tableData, engine, signer }),
-        lanes: [transactionLane({ platform, keys, definitions, tableData, engine, signer })],
+        router: rulesRouter({ platform, keys, definitions, tableData, engine, signer, quotas }),
+        lanes: [transactionLane({ platform, keys, definitions, tableData, engine, signer, quotas })],
         workers: [{ role: 'transactions', name: 'rules.decisions', start: () => startDecisionsStage(platform, engine, signer) }],
       };
     },

@@ -424,3 +424,32 @@ describe('trace', () => {
     }
   });
 });
+
+describe('quotas', () => {
+  it('refuses rules, tables and columns beyond the organization limits with a 400 naming the limit', async () => {
+    const env = { QUOTA_RULES_PER_ORG: '2', QUOTA_TABLES_PER_ORG: '2', QUOTA_COLUMNS_PER_ORG: '5' };
+    const limited = await startTestProcess({ services: [countersService, rulesService({ counters: createCounterReader })], env });
+    try {
+      const a = client(limited.url, 'key_a');
+      expect((await a.post('/rules/org_a', rule())).status).toBe(201);
+      expect((await a.post('/rules/org_a', rule())).status).toBe(201);
+      expectError(await a.post('/rules/org_a', rule()), 400, /quota exceeded: an organization may have at most 2 rules \(QUOTA_RULES_PER_ORG\)/);
+      // Another organization has limits of its own.
+      expect((await client(limited.url, 'key_b').post('/rules/org_b', rule())).status).toBe(201);
+
+      const table = (tableName: string, columns: number) => ({
+        tableName,
+        columns: Array.from({ length: columns }, (_, i) => ({ name: `c${i}`, type: 'string' })),
+        optimization: { status: 'disabled' },
+      });
+      expect((await a.post('/tables/org_a', table('one', 2))).status).toBe(201);
+      expectError(await a.post('/tables/org_a', table('two', 3)), 400, /at most 5 columns over its custom tables \(this table would make 7\) \(QUOTA_COLUMNS_PER_ORG\)/);
+      expect((await a.post('/tables/org_a', table('two', 1))).status).toBe(201);
+      expectError(await a.post('/tables/org_a', table('three', 1)), 400, /at most 2 custom tables \(QUOTA_TABLES_PER_ORG\)/);
+      expect((await a.delete('/tables/org_a/two')).status).toBe(200);
+      expect((await a.post('/tables/org_a', table('three', 1))).status).toBe(201);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import type { Quotas } from '../../domain/quotas.js';
 import type { Platform } from '../../infra/platform.js';
 import type { DecisionSigner } from '../../pipelines/rules/decision-signing.js';
 import type { Definitions } from '../../pipelines/rules/definitions.js';
@@ -10,6 +11,7 @@ export interface RulesDeps {
   tableData: TableData;
   engine: Engine;
   signer: DecisionSigner;
+  quotas: Quotas;
 }
 
 /** Path parameters as strings (Express 5 types them loosely). */

@@ -7,6 +7,7 @@ import { ruleProblem, type Rule, type VersionedRule } from '../../domain/rules/r
 import { toClickHouse } from '../../domain/rules/sql.js';
 import { toRuntime, type Value } from '../../domain/rules/values.js';
 import { envelope } from './envelope.js';
+import { overQuota } from './quota.js';
 import { param, type RulesDeps } from './deps.js';
 
 const present = ({ version: _version, ...rule }: VersionedRule): Rule => rule;
@@ -33,6 +34,7 @@ export function mountRules(r: Router, d: RulesDeps): void {
   r.post('/rules/:orgId', async (req, res) => {
     const orgId = param(req, 'orgId');
     const body = await checked(orgId, req.body);
+    if ((await d.definitions.snapshot(orgId)).rules.length >= d.quotas.rules) throw overQuota(d.quotas, 'rules', 'rules');
     const ruleId = randomUUID();
     await d.definitions.putRule(orgId, { id: ruleId, ...body });
     envelope(res, 201, { ruleId });

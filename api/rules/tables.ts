@@ -5,6 +5,7 @@ import { parseOr400 } from '../http/validate.js';
 import { pageQuery, rowPatch, rowsBody, tableBody } from '../../schemas/http/rules.js';
 import { columnsOf, RowError, type TableDefinition } from '../../domain/rules/custom-table.js';
 import { envelope } from './envelope.js';
+import { overQuota } from './quota.js';
 import { param, type RulesDeps } from './deps.js';
 
 const schemaOf = (t: TableDefinition) => ({ tableName: t.tableName, tableType: t.tableType, idColumn: t.idColumn, columns: columnsOf(t), optimization: t.optimization });
@@ -35,6 +36,10 @@ export function mountTables(r: Router, d: RulesDeps): void {
     const ctx = await d.engine.context(orgId);
     if (body.tableName === ctx.schema.counterTable) throw badRequest(`invalid table definition: '${body.tableName}' is the counter table's name`);
     const def: TableDefinition = { ...body, generation: randomUUID().slice(0, 8) };
+    const { tables } = await d.definitions.snapshot(orgId);
+    if (tables.length >= d.quotas.tables) throw overQuota(d.quotas, 'tables', 'custom tables');
+    const columns = tables.reduce((n, t) => n + columnsOf(t).length, columnsOf(def).length);
+    if (columns > d.quotas.columns) throw overQuota(d.quotas, 'columns', `columns over its custom tables (this table would make ${columns})`);
     if (!(await d.definitions.addTable(orgId, def, () => d.tableData.create(orgId, def)))) throw conflict(`table '${body.tableName}' already exists`);
     envelope(res, 201, schemaOf(def));
   });

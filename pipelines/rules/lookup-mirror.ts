@@ -11,7 +11,26 @@ export interface MirrorOptions {
   refreshMs: number;
   /** Tables with more rows are not mirrored: their rows are read by query. */
   maxRows: number;
+  /** Rows all mirrors of the organization may hold together; a table beyond it is read by query. */
+  budget: RowBudget;
   now: () => number;
+}
+
+/** The rows one organization's mirrors hold together (QUOTA_LOOKUP_ROWS_PER_ORG). */
+export class RowBudget {
+  private used = 0;
+  constructor(readonly max: number) {}
+  fits(n: number): boolean {
+    return this.used + n <= this.max;
+  }
+  take(n: number): boolean {
+    if (!this.fits(n)) return false;
+    this.used += n;
+    return true;
+  }
+  give(n: number): void {
+    this.used -= n;
+  }
 }
 
 /** Versions are wall-clock microseconds; re-reading this much overlap tolerates clock skew between writers. */
@@ -55,13 +74,14 @@ export class LookupMirror {
   private async fill(): Promise<void> {
     const rs = await this.o.analytics.query({ query: `SELECT count() AS n FROM ${quoteIdent(this.o.physical)} FINAL`, format: 'JSONEachRow' });
     const [{ n }] = (await rs.json<{ n: string }>()) as [{ n: string }];
-    if (Number(n) > this.o.maxRows) this.tooBig = true;
+    if (Number(n) > this.o.maxRows || !this.o.budget.fits(Number(n))) this.tooBig = true;
     else await this.pull();
   }
 
   private async pull(): Promise<void> {
     const since = Math.max(0, this.maxVersion - SKEW_US);
     const startedAt = this.o.now();
+    const held = this.rows.size;
     const rs = await this.o.analytics.query({
       query: `SELECT * FROM ${quoteIdent(this.o.physical)} FINAL WHERE _version > {since:UInt64}`,
       query_params: { since },
@@ -72,7 +92,16 @@ export class LookupMirror {
       this.maxVersion = Math.max(this.maxVersion, Number(raw._version));
     }
     this.checkedAt = startedAt;
-    if (this.rows.size > this.o.maxRows) this.tooBig = true;
+    if (this.rows.size > this.o.maxRows || !this.o.budget.take(this.rows.size - held)) {
+      this.release(held);
+      this.tooBig = true;
+    }
+  }
+
+  /** Gives the rows held back to the organization's budget (the table is dropped or too big). */
+  release(held = this.rows.size): void {
+    this.o.budget.give(held);
+    this.rows.clear();
   }
 
   /** Picks up writes now (after a local write). */

@@ -8,7 +8,7 @@ import { windowStateOf } from '../../domain/rules/schema.js';
 import { quoteIdent } from '../../domain/rules/sql.js';
 import { parseDateTime, toRuntime, type Value } from '../../domain/rules/values.js';
 import { aggregateReads, rowUpdates, seriesName, windowMs } from '../../domain/rules/window-state.js';
-import { LookupMirror } from './lookup-mirror.js';
+import { LookupMirror, RowBudget } from './lookup-mirror.js';
 import { keyedSerial, versionSource } from './versions.js';
 
 export interface BulkWarning {
@@ -50,6 +50,8 @@ export interface TableDataOptions {
   clock: Clock;
   mirrorRefreshMs: number;
   mirrorMaxRows: number;
+  /** Lookup rows one organization's mirrors may hold together (QUOTA_LOOKUP_ROWS_PER_ORG). */
+  mirrorRowsPerOrg: number;
 }
 
 const DAY = 86_400_000;
@@ -65,6 +67,7 @@ export function createTableData(o: TableDataOptions): TableData {
   const serial = keyedSerial();
   const nextVersion = versionSource(() => clock.now());
   const mirrors = new Map<string, LookupMirror>();
+  const budgets = new Map<string, RowBudget>();
   const name = (orgId: string, def: TableDefinition) => quoteIdent(customTableName(orgId, def.tableName));
   const final = (def: TableDefinition) => (def.tableType === 'lookup' ? ' FINAL' : '');
   const idCol = (def: TableDefinition) => quoteIdent(def.idColumn);
@@ -76,11 +79,21 @@ export function createTableData(o: TableDataOptions): TableData {
     return (raw: Record<string, unknown>): Row => Object.fromEntries(cols.map((c) => [c.name, toRuntime(c.type, raw[c.name])]));
   };
 
+  function forget(key: string, m: LookupMirror): void {
+    mirrors.delete(key);
+    m.release();
+  }
+
   function mirror(orgId: string, def: TableDefinition): LookupMirror {
     const key = mirrorKey(orgId, def);
     let m = mirrors.get(key);
     if (!m) {
-      m = new LookupMirror({ analytics, physical: customTableName(orgId, def.tableName), idColumn: def.idColumn, toRow: toRow(def), refreshMs: o.mirrorRefreshMs, maxRows: o.mirrorMaxRows, now: () => clock.now() });
+      // A table of this name from an earlier generation (dropped by another process) holds rows no read will ask for.
+      const table = `${orgId}\u0000${def.tableName}\u0000`;
+      for (const [k, old] of mirrors) if (k.startsWith(table)) forget(k, old);
+      let budget = budgets.get(orgId);
+      if (!budget) budgets.set(orgId, (budget = new RowBudget(o.mirrorRowsPerOrg)));
+      m = new LookupMirror({ analytics, physical: customTableName(orgId, def.tableName), idColumn: def.idColumn, toRow: toRow(def), refreshMs: o.mirrorRefreshMs, maxRows: o.mirrorMaxRows, budget, now: () => clock.now() });
       mirrors.set(key, m);
     }
     return m;
@@ -111,7 +124,9 @@ export function createTableData(o: TableDataOptions): TableData {
     },
 
     async drop(orgId, def) {
-      mirrors.delete(mirrorKey(orgId, def));
+      const key = mirrorKey(orgId, def);
+      const m = mirrors.get(key);
+      if (m) forget(key, m);
       await analytics.command({ query: `DROP TABLE IF EXISTS ${name(orgId, def)}` });
     },
 

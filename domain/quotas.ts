@@ -1,0 +1,29 @@
+/**
+ * Per-organization limits, so one tenant cannot grow what every tenant shares (the process's
+ * memory, ClickHouse's tables and columns, the pipeline's throughput). Each is set by an
+ * environment variable (infra/config.ts) and refused naming the limit and its variable.
+ */
+export interface Quotas {
+  /** Rules (QUOTA_RULES_PER_ORG). */
+  rules: number;
+  /** Custom tables (QUOTA_TABLES_PER_ORG). */
+  tables: number;
+  /** Columns over all custom tables; separately, columns of the counter table (QUOTA_COLUMNS_PER_ORG). */
+  columns: number;
+  /** Lookup-table rows mirrored in process; beyond, tables are read by query (QUOTA_LOOKUP_ROWS_PER_ORG). */
+  lookupRows: number;
+}
+
+export const QUOTA_VARIABLES: Record<keyof Quotas, string> = {
+  rules: 'QUOTA_RULES_PER_ORG',
+  tables: 'QUOTA_TABLES_PER_ORG',
+  columns: 'QUOTA_COLUMNS_PER_ORG',
+  lookupRows: 'QUOTA_LOOKUP_ROWS_PER_ORG',
+};
+
+/** A request that would take an organization past one of its limits. */
+export class QuotaExceededError extends Error {
+  constructor(limit: number, what: string, variable: string) {
+    super(`quota exceeded: an organization may have at most ${limit} ${what} (${variable})`);
+  }
+}
