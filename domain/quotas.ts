@@ -27,3 +27,23 @@ export class QuotaExceededError extends Error {
     super(`quota exceeded: an organization may have at most ${limit} ${what} (${variable})`);
   }
 }
+
+/**
+ * At most `limit` units per key in each wall-clock second (fixed windows: a burst may reach twice
+ * the limit across a second's edge, which is enough to keep one tenant from flooding a pipeline).
+ * One entry per key, overwritten each second.
+ */
+export class PerSecondLimit {
+  private readonly windows = new Map<string, { second: number; used: number }>();
+  constructor(readonly limit: number) {}
+
+  /** Counts `n` units of `key` at `now` (ms) when they fit, answering 0; else the milliseconds until the next second. */
+  admit(key: string, n: number, now: number): number {
+    const second = Math.floor(now / 1000);
+    let w = this.windows.get(key);
+    if (!w || w.second !== second) this.windows.set(key, (w = { second, used: 0 }));
+    if (w.used + n > this.limit) return (second + 1) * 1000 - now;
+    w.used += n;
+    return 0;
+  }
+}

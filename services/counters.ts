@@ -21,7 +21,7 @@ const stores = new WeakMap<Platform, ConfigStore>();
 function configStoreOf(platform: Platform): ConfigStore {
   let s = stores.get(platform);
   if (!s) {
-    s = createConfigStore({ analytics: platform.analytics, windows: platform.windows, table: createCounterTable(platform.analytics) });
+    s = createConfigStore({ analytics: platform.analytics, windows: platform.windows, table: createCounterTable(platform.analytics), maxColumns: platform.config.QUOTA_COLUMNS_PER_ORG });
     stores.set(platform, s);
   }
   return s;

@@ -131,7 +131,7 @@ describe('configuration', () => {
   it('lets one of two processes win a race for the same version (window-store lease)', async () => {
     const { org } = freshOrg();
     // Two stores with separate in-process locks stand for two API processes sharing ClickHouse and the window store.
-    const store = () => createConfigStore({ analytics: p.platform.analytics, windows: p.platform.windows, table: createCounterTable(p.platform.analytics) });
+    const store = () => createConfigStore({ analytics: p.platform.analytics, windows: p.platform.windows, table: createCounterTable(p.platform.analytics), maxColumns: 2_000 });
     const [a, b] = [store(), store()];
     const body = counterConfigBodySchema.parse(countConfig());
     const results = await Promise.allSettled([a.save(org, body), b.save(org, body)]);
@@ -429,5 +429,36 @@ describe('counter states', () => {
     await c.putConfig({ table_name: 'risk_counters', flush_interval_seconds: 1, counters: [a, { name: 'tb_seen', event_type: 'login', aggregate: 'last_seen' }], version: 1 });
     const before = await rows(org, 'risk_counters');
     expect(before[0]).toMatchObject({ tb_a: 1, tb_seen: null });
+  });
+});
+
+describe('quotas', () => {
+  it('refuses events beyond the per-second limit with 429 and counter columns beyond the limit with 400, each naming it', async () => {
+    const quotaClock = manualClock(T0);
+    const env = { API_KEYS: 'qa:key-qa,qb:key-qb', QUOTA_EVENTS_PER_SECOND_PER_ORG: '3', QUOTA_COLUMNS_PER_ORG: '2' };
+    const limited = await startTestProcess({ services: [countersService], clock: quotaClock, env });
+    try {
+      const a = countersClient(limited.url, 'qa', 'key-qa');
+      const b = countersClient(limited.url, 'qb', 'key-qb');
+      const login = (i: number) => ({ event_id: `q${i}`, entity_id: 'u1', event_type: 'login', occurred_at: iso(quotaClock.now()) });
+      expect((await a.postBatch([login(1), login(2)])).status).toBe(202);
+      const over = await a.postBatch([login(3), login(4)]);
+      expect(over.status).toBe(429);
+      expect(over.body).toMatchObject({ error: 'quota_exceeded', retry_after_seconds: 1 });
+      expect(over.body.message).toMatch(/at most 3 events per second to one API process \(QUOTA_EVENTS_PER_SECOND_PER_ORG\)/);
+      expect((await b.postBatch([login(5), login(6), login(7)])).status).toBe(202);
+      quotaClock.advance(1000);
+      expect((await a.postBatch([login(3), login(4)])).body.data.accepted).toBe(2);
+
+      const counter = (name: string) => ({ name, event_type: 'login', aggregate: 'count', window: { amount: 1, unit: 'hours' } });
+      expect((await a.putConfig({ counters: [counter('c1'), counter('c2')] })).status).toBe(200);
+      // c2 retired keeps its column: with c3 the table would hold three.
+      const tooMany = await a.putConfig({ counters: [counter('c1'), counter('c3')], version: 1 });
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body).toMatchObject({ error: 'quota_exceeded' });
+      expect(tooMany.body.message).toMatch(/at most 2 columns in its counter table, retired counters included \(this configuration would make 3\) \(QUOTA_COLUMNS_PER_ORG\)/);
+    } finally {
+      await limited.stop();
+    }
   });
 });

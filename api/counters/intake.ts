@@ -1,6 +1,8 @@
 import type { Platform } from '../../infra/platform.js';
 import { eventSchema, type CounterEvent, type IngestionResult } from '../../schemas/http/counters.js';
 import { checkEvent } from '../../domain/counters/check-event.js';
+import { PerSecondLimit, QuotaExceededError } from '../../domain/quotas.js';
+import { HttpError } from '../http/errors.js';
 import { describeZodError } from '../http/validate.js';
 import type { ConfigStore } from '../../pipelines/counters/config-store.js';
 import { EVENTS_TOPIC } from '../../pipelines/counters/apply-events.js';
@@ -20,6 +22,7 @@ const NO_CONFIG_ID_TTL_MS = 25 * 3_600_000;
  */
 export function createIntake(deps: { platform: Platform; configs: ConfigStore }) {
   const { bus, codec, windows, clock } = deps.platform;
+  const rate = new PerSecondLimit(deps.platform.config.QUOTA_EVENTS_PER_SECOND_PER_ORG);
 
   return async function ingest(orgId: string, items: unknown[]): Promise<IngestionResult> {
     const now = clock.now();
@@ -43,6 +46,11 @@ export function createIntake(deps: { platform: Platform; configs: ConfigStore })
       }
     }
     if (valid.length === 0) return { accepted: 0, duplicates, rejected };
+    const waitMs = rate.admit(orgId, valid.length, now);
+    if (waitMs > 0) {
+      const message = new QuotaExceededError(rate.limit, 'events per second to one API process', 'QUOTA_EVENTS_PER_SECOND_PER_ORG').message;
+      throw new HttpError(429, 'quota_exceeded', `${message}; nothing of this request was accepted`, { retry_after_seconds: Math.ceil(waitMs / 1000) });
+    }
 
     const messages = await Promise.all(
       valid.map(async (e) => ({ key: `${orgId}:${e.entity_id}`, value: await codec.encode(EVENTS_TOPIC, { ...e, org_id: orgId }) })),

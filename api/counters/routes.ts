@@ -19,6 +19,7 @@ import { parseOr400 } from '../http/validate.js';
 import { serviceRouter } from '../http/service-router.js';
 import { VersionConflictError, type ConfigStore } from '../../pipelines/counters/config-store.js';
 import { ColumnConflictError } from '../../pipelines/counters/counter-table.js';
+import { QuotaExceededError } from '../../domain/quotas.js';
 import type { LiveValues } from '../../pipelines/counters/live.js';
 import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
 import type { Intake } from './intake.js';
@@ -51,6 +52,7 @@ const configData = (c: CompiledConfig | null) => (c ? c.config : null);
 function asHttp(err: unknown): unknown {
   if (err instanceof VersionConflictError) return new HttpError(409, 'version_conflict', err.message, { current_version: err.currentVersion });
   if (err instanceof ColumnConflictError) return new HttpError(409, 'column_conflict', err.message);
+  if (err instanceof QuotaExceededError) return new HttpError(400, 'quota_exceeded', err.message);
   return err;
 }
 

@@ -3,6 +3,7 @@ import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { WindowStore } from '../../infra/windows/types.js';
 import { counterConfigSchema, type CounterConfigBody } from '../../schemas/http/counters.js';
 import { columnOf, compileConfig, retiredAfter, type CompiledConfig, type CounterColumn } from '../../domain/counters/compile.js';
+import { QUOTA_VARIABLES, QuotaExceededError } from '../../domain/quotas.js';
 import type { CounterTable } from './counter-table.js';
 
 /**
@@ -47,7 +48,7 @@ interface Row {
   retired: string;
 }
 
-export function createConfigStore(deps: { analytics: Analytics; windows: WindowStore; table: CounterTable }) {
+export function createConfigStore(deps: { analytics: Analytics; windows: WindowStore; table: CounterTable; maxColumns: number }) {
   const cache = new Map<string, CompiledConfig | null>();
   const locks = new Map<string, Promise<unknown>>();
   const listeners = new Set<(c: CompiledConfig) => void>();
@@ -109,7 +110,11 @@ export function createConfigStore(deps: { analytics: Analytics; windows: WindowS
         const config = counterConfigSchema.parse({ ...fields, version });
         const retired = retiredAfter(before, config);
         // Columns first: the pipeline may flush the new counters as soon as the row below is visible.
-        await deps.table.ensure(orgId, config.table_name, [...config.counters.map(columnOf), ...retired]);
+        const columns = [...config.counters.map(columnOf), ...retired];
+        if (columns.length > deps.maxColumns) {
+          throw new QuotaExceededError(deps.maxColumns, `columns in its counter table, retired counters included (this configuration would make ${columns.length})`, QUOTA_VARIABLES.columns);
+        }
+        await deps.table.ensure(orgId, config.table_name, columns);
         const lease = `v${version}`;
         const [won] = await deps.windows.claim(orgId, 'counter-config', [lease], LEASE_MS);
         if (!won) throw new VersionConflictError((await readLatest(orgId))?.config.version ?? before?.config.version ?? null);
