@@ -44,6 +44,19 @@ async function rows(org: string, table = 'entity_counters'): Promise<Record<stri
   return rs.json();
 }
 
+/** Collects the dead-letter reasons of `events` as they arrive. */
+async function deadLetterReasons(org: string) {
+  const reasons: string[] = [];
+  const sub = await p.platform.bus.subscribe({
+    groupId: `dlq-reader-${org}`,
+    topics: [dlqTopic('events')],
+    eachBatch: async (batch) => {
+      for (const m of batch.messages) reasons.push(m.headers?.[DLQ_REASON_HEADER] ?? '');
+    },
+  });
+  return { reasons, sub };
+}
+
 const live = (c: ReturnType<typeof countersClient>, entity = 'u1') => async () => (await c.realtime(entity)).body.data.counters as Record<string, unknown>;
 
 /**
@@ -242,14 +255,7 @@ describe('event intake', () => {
     expect(one.status).toBe(400);
     expect(one.body.message).toMatch(/value: must be at most 1e15/);
 
-    const reasons: string[] = [];
-    const sub = await p.platform.bus.subscribe({
-      groupId: `dlq-reader-${org}`,
-      topics: [dlqTopic('events')],
-      eachBatch: async (batch) => {
-        for (const m of batch.messages) reasons.push(m.headers?.[DLQ_REASON_HEADER] ?? '');
-      },
-    });
+    const { reasons, sub } = await deadLetterReasons(org);
     const huge = ev({ entity_id: 'big', event_type: 'deposit', value: 1e308 });
     await p.platform.bus.send('events', [{ key: `${org}:big`, value: await p.platform.codec.encode('events', { org_id: org, ...huge }) }]);
     await waitFor(async () => reasons, (r) => r.some((x) => x.includes('must be at most 1e15')));
@@ -280,14 +286,7 @@ describe('event intake', () => {
     await p.platform.bus.send('events', [{ key: null, value: Buffer.from('{"not":"an event"}') }]);
     await waitFor(live(c, 'topic'), (v) => v.logins_1h === 1);
 
-    const reasons: string[] = [];
-    const sub = await p.platform.bus.subscribe({
-      groupId: `dlq-reader-${org}`,
-      topics: [dlqTopic('events')],
-      eachBatch: async (batch) => {
-        for (const m of batch.messages) reasons.push(m.headers?.[DLQ_REASON_HEADER] ?? '');
-      },
-    });
+    const { reasons, sub } = await deadLetterReasons(org);
     await waitFor(async () => reasons, (r) => r.some((x) => x.includes('undeclared is not declared')) && r.some((x) => x.includes('event_id')));
     await sub.stop();
   });
