@@ -31,7 +31,7 @@ export function rulesService(deps: { counters: (platform: Platform) => CounterRe
       const engine = createEngine({ definitions, tableData, counters: deps.counters(platform), clock, trace: platform.config.TRANSACTION_TRACE });
       return {
         router: rulesRouter({ platform, keys, definitions, tableData, engine }),
-        lanes: [transactionLane({ platform, keys, definitions, tableData, engine })],
+        lanes: [transactionLane({ platform, definitions, tableData, engine })],
         workers: [{ role: 'transactions', name: 'rules.decisions', start: () => startDecisionsStage(platform, engine) }],
       };
     },
