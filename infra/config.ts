@@ -18,6 +18,7 @@ export const envSchema = z.object({
   KAFKA_PARTITIONS_CONCURRENTLY: positiveInt.default(6),
   SCHEMA_REGISTRY_URL: z.url().optional(),
   REDIS_URL: z.url().optional(),
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(1000),
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
