@@ -6,6 +6,11 @@ import { httpMetrics, requestLatency } from './http/metrics.js';
 import { notFound } from './http/errors.js';
 import { withLanes, type LaneRoute } from './http/lane.js';
 import { EdgeLimiter, edgeRateLimit } from './http/rate-limit.js';
+import { requestWindows } from './http/shared-windows.js';
+import type { KeyRing } from './http/auth.js';
+import type { WindowStore } from '../infra/windows/types.js';
+import type { Clock } from '../infra/clock.js';
+
 import { presentError } from './http/present-error.js';
 import { requestLog } from './http/request-log.js';
 
@@ -15,8 +20,13 @@ export interface AppOptions {
   routers: Router[];
   /** Hot routes answered ahead of Express (see http/lane.ts). */
   lanes?: LaneRoute[];
-  /** Requests per minute per API key (or per address without one); over it, 429. */
-  rateLimitPerMinute: number;
+  /** The edge's key ring: the rate limit counts a known key by key, anything else by address. */
+  keys: KeyRing;
+  /** Requests per minute per API key without a rate of its own, and per address without a known key; over it, 429. */
+  rateLimit: { perKeyPerMinute: number; perAddressPerMinute: number };
+  /** Where keys' request counts are shared with the other API processes; without it they stay in process. */
+  windows?: WindowStore;
+  clock?: Clock;
   /** Path prefixes whose service applies its own (per-plan) limits. */
   rateLimitExempt?: string[];
   /** False while the process starts or drains: /health answers 503 so balancers stop sending. */
@@ -25,7 +35,14 @@ export interface AppOptions {
 
 /** The edge's request listener: the lanes, then Express; both count against one rate limiter. */
 export function buildEdge(opts: AppOptions): RequestListener {
-  const limiter = new EdgeLimiter(opts.rateLimitPerMinute);
+  const minute = (limit: number) => ({ limit, windowMs: 60_000 });
+  const limiter = new EdgeLimiter({
+    keys: opts.keys,
+    perKey: minute(opts.rateLimit.perKeyPerMinute),
+    perAddress: minute(opts.rateLimit.perAddressPerMinute),
+    keyWindows: requestWindows({ store: opts.windows, scope: 'rate:edge', log: opts.log }),
+    clock: opts.clock,
+  });
   return withLanes(opts.lanes ?? [], { log: opts.log, limiter, observe: requestLatency(opts.metrics) }, buildApp(opts, limiter));
 }
 

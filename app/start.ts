@@ -75,7 +75,10 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       metrics: platform.metrics,
       routers: [...instances.values()].flatMap((i) => (i.router ? [i.router] : [])),
       lanes: [...instances.values()].flatMap((i) => i.lanes ?? []),
-      rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      keys,
+      rateLimit: { perKeyPerMinute: config.RATE_LIMIT_PER_MINUTE, perAddressPerMinute: config.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
+      windows: platform.windows,
+      clock: platform.clock,
       rateLimitExempt: [...instances.values()].flatMap((i) => i.ownRateLimits ?? []),
       isReady: () => ready,
     });

@@ -8,6 +8,7 @@ import { createKafkaBus } from './bus/kafka/index.js';
 import { createEmbeddedBus } from './bus/embedded/index.js';
 import { createCodec } from './codec/index.js';
 import { createRedisWindowStore } from './windows/redis/index.js';
+import { failFastOnOutage } from './windows/redis/outage.js';
 import { createMemoryWindowStore } from './windows/memory/index.js';
 import { createAnalytics } from './analytics/index.js';
 import { createFsBlobStore } from './blobs/fs.js';
@@ -32,7 +33,14 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
     : await createEmbeddedBus({ dir: path.join(dataDir, 'log'), log: log.child({ adapter: 'embedded-log' }) });
   const codec = createCodec({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL });
   const windows = config.REDIS_URL
-    ? createRedisWindowStore({ url: config.REDIS_URL })
+    ? failFastOnOutage(
+        createRedisWindowStore({
+          url: config.REDIS_URL,
+          commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+          // ioredis reports each failed reconnection (at most every 2 s); requests see their own errors.
+          onConnectionError: (err) => log.warn({ err, adapter: 'redis' }, 'redis connection error'),
+        }),
+      )
     : await createMemoryWindowStore({ snapshotPath: path.join(dataDir, 'windows', 'snapshot.json') });
   const analytics = await createAnalytics({
     url: config.CLICKHOUSE_URL,

@@ -1,38 +1,24 @@
 import { z } from 'zod';
+import { apiKeysSchema } from './api-keys.js';
 
 /** Every environment variable Weir reads, declared once and validated at start-up (CONTRACTS.md sections 1, 2). */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const csv = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
 const positiveInt = z.coerce.number({ error: 'must be a positive integer' }).int().positive();
 
-export const PLANS = ['starter', 'professional', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
-export interface ApiKeyEntry { orgId: string; key: string; plan: Plan }
-
-const apiKeys = z.string().transform((raw, ctx): ApiKeyEntry[] => {
-  const entries: ApiKeyEntry[] = [];
-  for (const [i, item] of raw.split(',').map((s) => s.trim()).filter(Boolean).entries()) {
-    const [orgId, key, plan = 'enterprise', ...rest] = item.split(':');
-    if (!orgId || !key || rest.length > 0 || !(PLANS as readonly string[]).includes(plan)) {
-      // Never echo the entry: it holds a secret.
-      ctx.addIssue({ code: 'custom', message: `entry ${i + 1} must be orgId:apiKey[:plan] with plan one of ${PLANS.join(', ')}` });
-      continue;
-    }
-    entries.push({ orgId, key, plan: plan as Plan });
-  }
-  return entries;
-});
+export { PLANS, type ApiKeyEntry, type Plan, type Rate } from './api-keys.js';
 
 export const envSchema = z.object({
   PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(8080),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  API_KEYS: apiKeys.default([]),
+  API_KEYS: apiKeysSchema.default([]),
   KAFKA_BROKERS: csv.pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1)).optional(),
   KAFKA_CLIENT_ID: z.string().default('weir'),
   KAFKA_PARTITIONS_CONCURRENTLY: positiveInt.default(6),
   SCHEMA_REGISTRY_URL: z.url().optional(),
   REDIS_URL: z.url().optional(),
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(1000),
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),
@@ -40,7 +26,8 @@ export const envSchema = z.object({
   CHDB_PATH: z.string().min(1).optional(),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('weir'),
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
-  RATE_LIMIT_PER_MINUTE: positiveInt.default(6000),
+  RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt.default(1200),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(15000),
   TRANSACTION_TRACE: bool.default(false),
   OTP_DEV_ECHO: bool.default(false),

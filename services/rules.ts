@@ -35,7 +35,7 @@ export function rulesService(deps: { counters: (platform: Platform) => CounterRe
       const quotas = { rules: config.QUOTA_RULES_PER_ORG, tables: config.QUOTA_TABLES_PER_ORG, columns: config.QUOTA_COLUMNS_PER_ORG, lookupRows: config.QUOTA_LOOKUP_ROWS_PER_ORG };
       return {
         router: rulesRouter({ platform, keys, definitions, tableData, engine, signer, quotas }),
-        lanes: [transactionLane({ platform, keys, definitions, tableData, engine, signer, quotas })],
+        lanes: [transactionLane({ platform, definitions, tableData, engine, signer, quotas })],
         workers: [{ role: 'transactions', name: 'rules.decisions', start: () => startDecisionsStage(platform, engine, signer) }],
       };
     },

@@ -56,6 +56,8 @@ export const screeningService: ServiceModule = {
     const router = screeningRouter({
       keys,
       clock: platform.clock,
+      windows: platform.windows,
+      log: platform.log,
       bodyLimit: config.BODY_LIMIT,
       lists,
       configs: new OrgConfigStore(platform.analytics, platform.clock),

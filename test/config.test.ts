@@ -20,6 +20,34 @@ describe('configuration from the environment', () => {
     ]);
   });
 
+  it('parses a key\'s own rate, per second or per minute, beside or without a plan', () => {
+    const c = loadConfig({ API_KEYS: 'org_a:k1:rate=500/s,org_b:k2:starter:rate=30000/min,org_c:k3:rate=10/min:professional' });
+    expect(c.API_KEYS).toEqual([
+      { orgId: 'org_a', key: 'k1', plan: 'enterprise', rate: { limit: 500, windowMs: 1000 } },
+      { orgId: 'org_b', key: 'k2', plan: 'starter', rate: { limit: 30000, windowMs: 60_000 } },
+      { orgId: 'org_c', key: 'k3', plan: 'professional', rate: { limit: 10, windowMs: 60_000 } },
+    ]);
+  });
+
+  it.each(['org_a:k1:rate=0/s', 'org_a:k1:rate=5/h', 'org_a:k1:rate=5', 'org_a:k1:starter:starter', 'org_a:k1:rate=1/s:rate=2/s', 'org_a:k1:starter:rate=1/s:x'])(
+    'refuses the API_KEYS entry %s',
+    (entry) => {
+      expect(() => loadConfig({ API_KEYS: entry })).toThrow(/API_KEYS: entry 1 must be orgId:apiKey\[:plan\]\[:rate=N\/s\|N\/min\]/);
+    },
+  );
+
+  it('refuses a key listed for two organizations (or twice), naming the entries and never the key', () => {
+    let message = '';
+    try {
+      loadConfig({ API_KEYS: 'org_a:k1,org_b:shared-secret-key,org_c:k3,org_d:shared-secret-key:starter' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/API_KEYS: entries 2 and 4 list the same key for two organizations \(org_b and org_d\)/);
+    expect(message).not.toContain('shared-secret-key');
+    expect(() => loadConfig({ API_KEYS: 'org_a:k1,org_a:k1:starter' })).toThrow(/entries 1 and 2 list the same key twice/);
+  });
+
   it('splits KAFKA_BROKERS into host:port entries', () => {
     expect(loadConfig({ KAFKA_BROKERS: 'a:9092,b:9093' }).KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);
   });

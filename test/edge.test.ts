@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -10,6 +10,7 @@ import { KeyRing, authenticate, requireOrg } from '../api/http/auth.js';
 import type { LaneRoute } from '../api/http/lane.js';
 import { serviceRouter } from '../api/http/service-router.js';
 import { parseOr400 } from '../api/http/validate.js';
+import { manualClock } from '../infra/clock.js';
 
 const thing = z.object({ name: z.string().min(1) });
 
@@ -20,21 +21,20 @@ async function answerRule(orgId: string, body: unknown, via: string): Promise<st
   return JSON.stringify({ success: true, data: { orgId, name, via } });
 }
 
-function exampleLane(keys: KeyRing): LaneRoute {
+function exampleLane(): LaneRoute {
   return {
     method: 'POST',
     path: '/rules/:orgId',
     orgParam: 'orgId',
     style: 'rule-engine',
     bodyLimit: '1kb',
-    keys,
     handle: async (req) => ({ status: 201, json: await answerRule(req.params.orgId!, req.body, 'lane') }),
   };
 }
 
 /** A small service that exercises every piece of the edge the real services share. */
 function exampleRouters(keys: KeyRing) {
-  const standard = serviceRouter({ style: 'standard', bodyLimit: '1kb', prefixes: ['/v1/things'] }, (r) => {
+  const standard = serviceRouter({ style: 'standard', bodyLimit: '1kb', prefixes: ['/v1/things'], keys }, (r) => {
     r.post('/v1/things/:org_id', authenticate(keys), requireOrg({ header: 'x-org-id', param: 'org_id' }), (req, res) => {
       const body = parseOr400(z.object({ name: z.string().min(1), size: z.number().int() }), req.body);
       res.status(201).json({ status: 'ok', data: body });
@@ -43,7 +43,7 @@ function exampleRouters(keys: KeyRing) {
       throw new Error('secret internals at /srv/app.ts:12');
     });
   });
-  const ruleStyle = serviceRouter({ style: 'rule-engine', bodyLimit: '1kb', prefixes: ['/rules'] }, (r) => {
+  const ruleStyle = serviceRouter({ style: 'rule-engine', bodyLimit: '1kb', prefixes: ['/rules'], keys }, (r) => {
     r.post('/rules/:orgId', authenticate(keys), requireOrg({ param: 'orgId' }), async (req, res) => {
       res.status(201).type('json').send(await answerRule(String(req.params.orgId), req.body, 'express'));
     });
@@ -52,6 +52,9 @@ function exampleRouters(keys: KeyRing) {
 }
 
 let server: Server;
+/** The rate limit's clock: each limit test starts at a fresh minute. */
+const clock = manualClock(Date.UTC(2026, 0, 5, 12, 0, 0));
+const nextMinute = () => clock.advance(60_000);
 let base: string;
 const logLines: Record<string, unknown>[] = [];
 
@@ -60,9 +63,20 @@ beforeAll(async () => {
     { orgId: 'org_a', key: 'key_a', plan: 'enterprise' },
     { orgId: 'org_b', key: 'key_b', plan: 'starter' },
     { orgId: 'org_c', key: 'key_c', plan: 'starter' },
+    { orgId: 'org_d', key: 'key_d', plan: 'starter' },
+    { orgId: 'org_e', key: 'key_e', plan: 'starter', rate: { limit: 5, windowMs: 1000 } },
   ]);
   const log = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) });
-  const edge = buildEdge({ log, metrics: new Registry(), routers: exampleRouters(keys), lanes: [exampleLane(keys)], rateLimitPerMinute: 40, isReady: () => true });
+  const edge = buildEdge({
+    log,
+    metrics: new Registry(),
+    routers: exampleRouters(keys),
+    lanes: [exampleLane()],
+    keys,
+    rateLimit: { perKeyPerMinute: 40, perAddressPerMinute: 30 },
+    clock,
+    isReady: () => true,
+  });
   server = await new Promise<Server>((resolve) => {
     const s = createServer(edge).listen(0, () => resolve(s));
   });
@@ -163,12 +177,68 @@ describe('the edge', () => {
     expect(await res.json()).toMatchObject({ error: 'not_found' });
   });
 
-  it('limits requests per key with 429', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 45; i++) statuses.push((await fetch(`${base}/nowhere`, { headers: { 'x-api-key': 'burst' } })).status);
-    expect(statuses).toContain(429);
-    const limited = await fetch(`${base}/nowhere`, { headers: { 'x-api-key': 'burst' } });
+  it('limits requests per key, with 429 from exactly the request after the limit', async () => {
+    nextMinute();
+    const asD = { 'x-api-key': 'key_d' };
+    for (let i = 1; i <= 40; i++) {
+      const res = await fetch(`${base}/nowhere`, { headers: asD });
+      expect(res.status, `request ${i}`).toBe(404);
+      expect(res.headers.get('ratelimit')).toBe(`limit=40, remaining=${40 - i}, reset=60`);
+    }
+    const limited = await fetch(`${base}/nowhere`, { headers: asD });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('ratelimit-policy')).toBe('40;w=60');
+    expect(limited.headers.get('retry-after')).toBe('60');
     expect(((await limited.json()) as { error: string }).error).toBe('rate_limited');
+    nextMinute();
+    expect((await fetch(`${base}/nowhere`, { headers: asD })).status).toBe(404);
+  });
+
+  it('counts a key against its own rate when API_KEYS gives it one', async () => {
+    nextMinute();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await fetch(`${base}/nowhere`, { headers: { 'x-api-key': 'key_e' } })).status);
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 429]);
+    clock.advance(1000);
+    const res = await fetch(`${base}/nowhere`, { headers: { 'x-api-key': 'key_e' } });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('ratelimit-policy')).toBe('5;w=1');
+  });
+
+  it('counts unknown keys by address: a fresh random key per request earns nothing', async () => {
+    nextMinute();
+    for (let i = 1; i <= 30; i++) {
+      const res = await post('/v1/things/org_a', '{}', { 'x-org-id': 'org_a', 'x-api-key': `random-${i}-${Math.random()}` });
+      expect(res.status, `request ${i}`).toBe(401);
+    }
+    const lane = await post('/rules/org_a', '{}', { 'x-api-key': `random-${Math.random()}` });
+    expect(lane.status).toBe(429);
+    const express = await fetch(`${base}/nowhere`, { headers: { 'x-api-key': `random-${Math.random()}` } });
+    expect(express.status).toBe(429);
+    // A known key is counted on its own, whatever its address did.
+    expect((await fetch(`${base}/nowhere`, { headers: { 'x-api-key': 'key_d' } })).status).toBe(404);
+    nextMinute();
+  });
+
+  it.each([
+    ['Express', '/v1/things/org_a'],
+    ['the lane', '/rules/org_a'],
+  ])('refuses an unknown key in %s before reading the body', async (_via, path) => {
+    nextMinute();
+    // Malformed JSON would be a 400 had the body been parsed first.
+    expect((await post(path, '{oops', { 'x-org-id': 'org_a', 'x-api-key': 'unknown' })).status).toBe(401);
+    // A body announced and never sent: the answer cannot wait for it.
+    const { port } = server.address() as AddressInfo;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '900', 'x-org-id': 'org_a', 'x-api-key': 'unknown' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(status).toBe(401);
   });
 });
 
@@ -220,6 +290,7 @@ describe('a lane', () => {
   });
 
   it('shares the edge rate limit with Express', async () => {
+    nextMinute();
     const asC = { 'x-api-key': 'key_c' };
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) statuses.push((await (i % 2 ? post('/rules/org_c', '{"name":"c"}', asC) : fetch(`${base}/nowhere`, { headers: asC }))).status);

@@ -1,3 +1,6 @@
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../infra/clock.js';
 import { screeningService } from '../services/screening.js';
@@ -172,5 +175,33 @@ describe.skipIf(!REAL_LISTS_DIR)('screening API', () => {
       if (rows.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(rows).toEqual([{ audit_id: first.body.audit_id, decision: 'BLOCK', entity_id: 'ofac-sdn-306', org_id: 'org_a' }]);
+  });
+});
+
+/** Lists that cannot be read: the answers name no path and no system detail; the log keeps them. */
+describe('screening API without readable lists', () => {
+  let p: Awaited<ReturnType<typeof startTestProcess>>;
+  let listsDir: string;
+  beforeAll(async () => {
+    listsDir = await mkdtemp(path.join(os.tmpdir(), 'weir-unreadable-lists-'));
+    await mkdir(path.join(listsDir, 'ofac', 'sdn.csv'), { recursive: true }); // a folder where the file should be
+    p = await startTestProcess({ services: [screeningService], env: { SANCTIONS_DATA_DIR: listsDir, API_KEYS: 'org_a:key_a' } });
+  });
+  afterAll(async () => {
+    await p?.stop();
+  });
+
+  it('answers 503 and last_error with a generic message, not the file system error or its path', async () => {
+    const headers = { 'content-type': 'application/json', 'x-api-key': 'key_a' };
+    const screened = await fetch(`${p.url}/v1/aml/screen`, { method: 'POST', headers, body: JSON.stringify({ name: 'Someone' }) });
+    expect(screened.status).toBe(503);
+    const body = (await screened.json()) as { error: string; message: string };
+    expect(body).toMatchObject({ error: 'lists_unavailable', message: 'no sanctions lists are in service: the list files could not be read (the server log has the details)' });
+    const lists = (await (await fetch(`${p.url}/v1/aml/lists`, { headers })).json()) as { status: string; last_error: string };
+    expect(lists).toMatchObject({ status: 'failed', last_error: 'the list files could not be read (the server log has the details)' });
+    for (const text of [body.message, lists.last_error]) {
+      expect(text).not.toContain(listsDir);
+      expect(text).not.toMatch(/EISDIR|\/tmp\//);
+    }
   });
 });

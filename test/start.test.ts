@@ -98,6 +98,14 @@ describe('npm start', () => {
     expect(output()).not.toMatch(/\n\s+at /); // a message, not a stack trace
   });
 
+  it('refuses a key listed for two organizations, without printing the key', async () => {
+    const { child, output } = start({ API_KEYS: 'org_a:one-key-for-two,org_b:one-key-for-two', DATA_DIR: os.tmpdir() });
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(78);
+    expect(output()).toMatch(/API_KEYS: entries 1 and 2 list the same key for two organizations/);
+    expect(output()).not.toContain('one-key-for-two');
+  });
+
   it('refuses an unknown role', async () => {
     const { child, output } = start({ DATA_DIR: os.tmpdir() }, ['--role=everything']);
     const [code] = await once(child, 'exit');

@@ -154,7 +154,7 @@ export function countersRouter(deps: CountersApiDeps): Router {
   );
   const guard: RequestHandler[] = [authenticate(deps.keys), requireOrg({ header: 'x-org-id', param: 'org_id' })];
   return serviceRouter(
-    { style: 'standard', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: ['/v1/counters', '/v1/events', '/v1/entities', '/v1/counter-stream'] },
+    { style: 'standard', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: ['/v1/counters', '/v1/events', '/v1/entities', '/v1/counter-stream'], keys: deps.keys },
     (r) => {
       r.get('/v1/counter-stream/openapi.json', (_req, res) => void res.json(document));
       for (const route of list) r[route.method](route.path, ...guard, async (req, res) => route.handle(req, res));

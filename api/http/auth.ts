@@ -1,11 +1,13 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { ApiKeyEntry, Plan } from '../../infra/config.js';
+import type { ApiKeyEntry, Plan, Rate } from '../../infra/api-keys.js';
 import { forbidden, unauthorized } from './errors.js';
 
 export interface Principal {
   orgId: string;
   plan: Plan;
+  /** The key's own edge rate (API_KEYS `rate=`); without it the edge default applies. */
+  rate?: Rate;
   /** Where the credential came from: the deployment list, or a database principal (video). */
   source: 'deployment' | 'principal' | 'bearer';
   principalId?: string;
@@ -27,7 +29,7 @@ export class KeyRing {
   private readonly byDigest = new Map<string, { digest: Buffer; principal: Principal }>();
 
   constructor(entries: ApiKeyEntry[] = []) {
-    for (const e of entries) this.add(e.key, { orgId: e.orgId, plan: e.plan, source: 'deployment' });
+    for (const e of entries) this.add(e.key, { orgId: e.orgId, plan: e.plan, ...(e.rate ? { rate: e.rate } : {}), source: 'deployment' });
   }
 
   add(key: string, principal: Principal): void {

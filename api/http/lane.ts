@@ -1,10 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { forbidden, HttpError, unauthorized } from './errors.js';
-import { keyDigest, type KeyRing, type Principal } from './auth.js';
+import { keyDigest, type Principal } from './auth.js';
 import type { ObserveRequest } from './metrics.js';
 import { sendError, type ErrorStyle } from './present-error.js';
-import { callerOf, type EdgeLimiter } from './rate-limit.js';
+import type { EdgeLimiter } from './rate-limit.js';
 import { beginRequest } from './request-log.js';
 
 /**
@@ -15,7 +15,8 @@ import { beginRequest } from './request-log.js';
  * (a JSON body, no content encoding, an API key) and declines every other request to the same
  * route in Express, so the two share one handler and Express stays the reference for anything
  * unusual. A lane keeps every edge rule: request id and log line, latency metric, the edge-wide
- * rate limit, body size limit, key and organization checks, and error bodies in its service's style.
+ * rate limit, body size limit, key and organization checks (against the edge's key ring), and
+ * error bodies in its service's style.
  */
 export interface LaneRoute {
   method: 'POST';
@@ -26,7 +27,6 @@ export interface LaneRoute {
   style: ErrorStyle;
   /** Like BODY_LIMIT: `512kb`, `1mb`. */
   bodyLimit: string;
-  keys: KeyRing;
   /** Answers JSON text; throws HttpError or ZodError as Express handlers do. */
   handle(req: LaneRequest): Promise<LaneAnswer>;
 }
@@ -129,21 +129,26 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
   const { route } = lane;
   const request = beginRequest(edge.log, req, res);
   edge.observe(route.method, res, () => route.path);
-  const digest = keyDigest(req.headers['x-api-key'] as string); // once, for the limit and the key check
-  // The edge-wide limit comes first and answers in the edge's style, as it does before Express's routers.
+  const params: Record<string, string> = {};
+  lane.names.forEach((name, i) => (params[name] = match[i + 1]!));
+  // The limit and the key come before the body, which is then drained unread: a caller without a
+  // known key, or over its limit, never has its body buffered or parsed.
+  let principal: Principal | null;
   try {
-    edge.limiter.admit(callerOf(digest, req.socket.remoteAddress), res);
+    principal = edge.limiter.admit(keyDigest(req.headers['x-api-key'] as string), req.socket.remoteAddress, res);
   } catch (err) {
     req.resume();
-    return sendError(res, 'standard', err, request);
+    return sendError(res, 'standard', err, request); // in the edge's style, as before Express's routers
+  }
+  try {
+    if (!principal) throw unauthorized();
+    if (principal.orgId !== params[route.orgParam]) throw forbidden();
+  } catch (err) {
+    req.resume();
+    return sendError(res, route.style, err, request);
   }
   try {
     const body = parseJson(await readBody(req, lane.maxBytes));
-    const params: Record<string, string> = {};
-    lane.names.forEach((name, i) => (params[name] = match[i + 1]!));
-    const principal = route.keys.verifyDigest(digest);
-    if (!principal) throw unauthorized();
-    if (principal.orgId !== params[route.orgParam]) throw forbidden();
     const url = req.url!;
     const q = url.indexOf('?');
     const answer = await route.handle({ params, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body, principal, log: request.log });

@@ -37,7 +37,7 @@ export interface DocumentOptions {
 
 const EDGE_LIMIT: Responses = {
   429: {
-    description: 'More than RATE_LIMIT_PER_MINUTE requests this minute from this API key (or, without one, this address); the RateLimit and RateLimit-Policy headers of every answer say where the caller stands, Retry-After when to retry',
+    description: 'More requests in this window than the API key\'s rate (its own, else RATE_LIMIT_PER_MINUTE per minute) or, without a known key, than RATE_LIMIT_ANONYMOUS_PER_MINUTE from this address; the RateLimit and RateLimit-Policy headers of every answer say where the caller stands, Retry-After when to retry',
     schema: edgeErrorBody,
   },
 };

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { HttpError } from './errors.js';
+import { UnavailableError } from '../../infra/unavailable.js';
 import { describeZodError } from './validate.js';
 
 /**
@@ -17,6 +18,7 @@ interface Normalized {
   message: string;
   extra: Record<string, unknown>;
   details?: unknown;
+  retryAfterSeconds?: number;
 }
 
 /** body-parser errors carry `type` and `status`; these are the client's fault, with a clear message. */
@@ -39,6 +41,7 @@ function normalizeError(err: unknown): Normalized {
   if (err instanceof ZodError) return { status: 400, code: 'validation_error', message: describeZodError(err), extra: {}, details: err.issues };
   const parser = typeof err === 'object' && err !== null ? fromBodyParser(err as never) : null;
   if (parser) return parser;
+  if (err instanceof UnavailableError) return { status: 503, code: 'service_unavailable', message: err.message, extra: {}, retryAfterSeconds: 1 };
   return { status: 500, code: 'internal_error', message: 'internal error', extra: {} };
 }
 
@@ -54,7 +57,11 @@ export function sendError(res: ServerResponse, style: ErrorStyle, err: unknown, 
   const e = normalizeError(err);
   if (e.status >= 500) request.log.error({ err }, 'request failed');
   const body = JSON.stringify(errorBody(style, e, request.id));
-  res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(e.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...(e.retryAfterSeconds !== undefined ? { 'retry-after': String(e.retryAfterSeconds) } : {}),
+  });
   res.end(body);
 }
 

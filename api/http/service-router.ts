@@ -1,4 +1,6 @@
-import { Router } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
+import type { KeyRing } from './auth.js';
+import { unauthorized } from './errors.js';
 import { jsonBody } from './json-body.js';
 import { presentError, type ErrorStyle } from './present-error.js';
 
@@ -7,6 +9,20 @@ export interface ServiceRouterOptions {
   bodyLimit: string;
   /** Path prefixes the service owns (e.g. `/v1/counters`); other requests pass by untouched. */
   prefixes: string[];
+  /** When set, a request with a body must carry a key of this ring in `x-api-key` before its body is read. */
+  keys?: KeyRing;
+}
+
+/** A body may follow: a length above zero, or a chunked transfer (as type-is's hasBody reads it). */
+const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/**
+ * Refuses a request with a body and no known key before the body is read: parsing up to BODY_LIMIT
+ * of JSON costs the edge more than checking a key, so an unknown caller never gets the parse.
+ * Bodiless requests go on to the routes, which authenticate (or serve public documents).
+ */
+function keyBeforeBody(keys: KeyRing): RequestHandler {
+  return (req, _res, next) => next(hasBody(req) && !keys.verify(req.get('x-api-key')) ? unauthorized() : undefined);
 }
 
 /**
@@ -20,6 +36,7 @@ export function serviceRouter(opts: ServiceRouterOptions, define: (r: Router) =>
   const inner = Router();
   define(inner);
   outer.use((req, _res, next) => (owns(req.path) ? next() : next('router')));
+  if (opts.keys) outer.use(keyBeforeBody(opts.keys));
   outer.use(jsonBody(opts.bodyLimit), inner, presentError(opts.style));
   return outer;
 }

@@ -17,7 +17,7 @@ import { OPENAPI_PATH, ruleEngineDocument } from './openapi.js';
 export function rulesRouter(d: RulesDeps & { keys: KeyRing }): Router {
   const document = ruleEngineDocument();
   const prefixes = ['/fields', '/rules', '/tables', '/transaction', '/rule-engine'];
-  return serviceRouter({ style: 'rule-engine', bodyLimit: d.platform.config.BODY_LIMIT, prefixes }, (r) => {
+  return serviceRouter({ style: 'rule-engine', bodyLimit: d.platform.config.BODY_LIMIT, prefixes, keys: d.keys }, (r) => {
     r.get(OPENAPI_PATH, (_req, res) => void res.json(document));
     r.use(authenticate(d.keys));
     r.use('/:kind/:orgId', requireOrg({ param: 'orgId' }));

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import { badRequest } from '../http/errors.js';
-import type { KeyRing } from '../http/auth.js';
 import type { LaneRoute } from '../http/lane.js';
 import { parseOr400 } from '../http/validate.js';
 import { UnknownRulesError } from '../../pipelines/rules/engine.js';
@@ -60,7 +59,7 @@ export function mountTransaction(r: Router, d: RulesDeps): void {
 }
 
 /** The same route as a lane (api/http/lane.ts): the hot path of the rule engine. */
-export function transactionLane(d: RulesDeps & { keys: KeyRing }): LaneRoute {
+export function transactionLane(d: RulesDeps): LaneRoute {
   const answer = transactionAnswer(d);
   return {
     method: 'POST',
@@ -68,7 +67,6 @@ export function transactionLane(d: RulesDeps & { keys: KeyRing }): LaneRoute {
     orgParam: 'orgId',
     style: 'rule-engine',
     bodyLimit: d.platform.config.BODY_LIMIT,
-    keys: d.keys,
     handle: async (req) => {
       const given = req.query.getAll('ruleIds');
       return { status: 200, json: await answer(req.params.orgId!, given.length > 0 ? given : undefined, req.body) };

@@ -3,7 +3,7 @@ import type { Plan } from '../../infra/config.js';
 import type { Clock } from '../../infra/clock.js';
 import { keyDigest } from '../http/auth.js';
 import { HttpError } from '../http/errors.js';
-import { callerOf, FixedWindows, type WindowCount } from '../http/rate-limit.js';
+import { addressKey, FixedWindows, type RequestWindows, type WindowCount } from '../http/rate-limit.js';
 
 /** Document 3's screening limits per plan: requests per second and per (UTC) day; null is unlimited. */
 export const PLAN_LIMITS: Record<Plan, { perSecond: number; perDay: number | null }> = {
@@ -16,14 +16,24 @@ const DAY_MS = 86_400_000;
 
 const usage = (limit: number, w: WindowCount, length: number) => ({ limit, used: w.count, reset: w.start + length });
 
+/** Counts of one window length for known keys (shared across processes) and for addresses (in process). */
+interface PlanWindows {
+  keys: RequestWindows;
+  addresses: FixedWindows;
+}
+
 /**
- * Fixed-window limits per API key, kept in this process. Every response carries the X-RateLimit
- * headers of the window nearest to exhaustion; over either limit the answer is 429. The headers
- * are set before authentication fails too, counted against the presented key (or the address).
+ * Fixed-window limits per API key. A known key's counts are shared by every API process through
+ * the window store (`keyWindows`, see http/shared-windows.ts), so a plan's limit holds across
+ * processes and its day survives a restart; a request without a known key is counted against its
+ * address in this process. Every response carries the X-RateLimit headers of the window nearest to
+ * exhaustion; over either limit the answer is 429. The headers are set before authentication fails
+ * too.
  */
-export function planRateLimit(clock: Clock, planOf: (digest: Buffer) => Plan | null): RequestHandler {
-  const seconds = new FixedWindows(1000);
-  const days = new FixedWindows(DAY_MS);
+export function planRateLimit(clock: Clock, planOf: (digest: Buffer) => Plan | null, keyWindows: (windowMs: number) => RequestWindows): RequestHandler {
+  const windowsOf = (windowMs: number): PlanWindows => ({ keys: keyWindows(windowMs), addresses: new FixedWindows(windowMs) });
+  const seconds = windowsOf(1000);
+  const days = windowsOf(DAY_MS);
   return (req, res, next) => {
     const now = clock.now();
     const key = req.get('x-api-key');
@@ -31,9 +41,9 @@ export function planRateLimit(clock: Clock, planOf: (digest: Buffer) => Plan | n
     const plan = digest ? planOf(digest) : null;
     // Unknown callers get the smallest allowance: probing keys cannot flood the service.
     const limits = PLAN_LIMITS[plan ?? 'starter'];
-    const id = callerOf(plan ? digest : undefined, req.ip);
-    const perSecond = usage(limits.perSecond, seconds.hit(id, now), 1000);
-    const perDay = limits.perDay === null ? null : usage(limits.perDay, days.hit(id, now), DAY_MS);
+    const hit = (w: PlanWindows) => (plan ? w.keys.hit(digest!.toString('hex', 0, 16), now) : w.addresses.hit(addressKey(req.ip ?? 'unknown'), now));
+    const perSecond = usage(limits.perSecond, hit(seconds), 1000);
+    const perDay = limits.perDay === null ? null : usage(limits.perDay, hit(days), DAY_MS);
     const remaining = (w: { limit: number; used: number }) => Math.max(0, w.limit - w.used);
     const binding = perDay && remaining(perDay) < remaining(perSecond) ? perDay : perSecond;
     res.setHeader('X-RateLimit-Limit', String(binding.limit));

@@ -22,6 +22,9 @@ import {
 } from '../../schemas/http/screening.js';
 import type { OrgConfigStore } from './config-store.js';
 import { planRateLimit } from './rate-limit.js';
+import { requestWindows } from '../http/shared-windows.js';
+import type { WindowStore } from '../../infra/windows/types.js';
+import type { Logger } from 'pino';
 import { OPENAPI_PATH, screeningDocument } from './openapi.js';
 import {
   citation,
@@ -41,6 +44,9 @@ export interface ScreeningApiDeps {
   lists: SnapshotStore;
   configs: OrgConfigStore;
   thresholds: Thresholds;
+  /** Where keys' request counts are shared with the other API processes (the plan limits). */
+  windows?: WindowStore;
+  log?: Logger;
   /** Resolves once the records are durably in the log (topic `screenings`). */
   audit(records: ScreeningRecord[]): Promise<void>;
 }
@@ -54,9 +60,9 @@ export function screeningRouter(deps: ScreeningApiDeps): Router {
   // Before the plan limit: reading the document needs no key and costs no allowance.
   router.get(OPENAPI_PATH, (_req, res) => void res.json(document));
   // Outside the service router so that even a malformed body's 400 carries the X-RateLimit headers.
-  router.use(PREFIX, planRateLimit(deps.clock, (digest) => deps.keys.verifyDigest(digest)?.plan ?? null), presentError('standard'));
+  router.use(PREFIX, planRateLimit(deps.clock, (digest) => deps.keys.verifyDigest(digest)?.plan ?? null, requestWindows({ store: deps.windows, scope: 'rate:screening', log: deps.log })), presentError('standard'));
   router.use(
-    serviceRouter({ style: 'standard', bodyLimit: deps.bodyLimit, prefixes: [PREFIX] }, (r) => {
+    serviceRouter({ style: 'standard', bodyLimit: deps.bodyLimit, prefixes: [PREFIX], keys: deps.keys }, (r) => {
       r.use(authenticate(deps.keys, 'x-api-key'));
       routes(r, deps);
     }),

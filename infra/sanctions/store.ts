@@ -1,12 +1,22 @@
 import type { Logger } from 'pino';
 import { EMPTY_VERSION, type Snapshot } from '../../domain/screening/snapshot.js';
 import { loadSnapshot, type LoadOptions } from './loader.js';
+import { ListParseError } from './sources/types.js';
 
 export type LoadState =
   | { status: 'loading' }
   | { status: 'ready'; snapshot: Snapshot }
   /** The first load failed: there is nothing to screen against, and screens must say so. */
   | { status: 'failed'; error: string };
+
+/**
+ * What a failed load says to API callers (`last_error`, the 503): a malformed file by its place
+ * under the lists folder (`ofac/sdn.csv:3: ...`), anything else generically. The error itself, with
+ * its paths and system codes, goes to the log only.
+ */
+function publicReason(err: unknown): string {
+  return err instanceof ListParseError ? err.message : 'the list files could not be read (the server log has the details)';
+}
 
 /**
  * Holds the snapshot in service. A reload builds a complete new snapshot beside the old one and
@@ -51,9 +61,9 @@ export class SnapshotStore {
       this.log.info({ version: snapshot.version, previous, lists: snapshot.lists, ms: Math.round(performance.now() - started), heapMb }, 'sanctions snapshot in service');
       return true;
     } catch (err) {
-      this.lastError = err instanceof Error ? err.message : String(err);
+      this.lastError = publicReason(err);
       if (this.state.status !== 'ready') this.state = { status: 'failed', error: this.lastError };
-      this.log.error({ err: this.lastError, dir: this.dir, kept: this.state.status === 'ready' ? this.state.snapshot.version : null }, 'sanctions lists failed to load; previous snapshot stays in service');
+      this.log.error({ err, dir: this.dir, kept: this.state.status === 'ready' ? this.state.snapshot.version : null }, 'sanctions lists failed to load; previous snapshot stays in service');
       return false;
     }
   }

@@ -3,6 +3,7 @@ import type { ApplyRequest, EntityRef, SeriesRead, SeriesUpdate, WindowStore } f
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { APPLY, CLAIM, READ, TAKE_DUE } from './scripts.js';
+import { outageOptions } from './outage.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -19,6 +20,10 @@ export interface RedisWindowStoreOptions {
   keyPrefix?: string;
   /** Every apply re-arms the entity's expiry to this (default 100 days, beyond the longest window). */
   idleTtlMs?: number;
+  /** Longest wait for a command's answer before it fails (default 1000; see outage.ts). */
+  commandTimeoutMs?: number;
+  /** Told of connection errors (the commands they fail reject on their own). */
+  onConnectionError?: (err: Error) => void;
 }
 
 /**
@@ -84,7 +89,8 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   const idleTtl = String(opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS);
   checkPositive('idleTtlMs', Number(idleTtl));
   const key = keys(opts.keyPrefix ?? 'w:');
-  const redis = new Redis(opts.url, { enableAutoPipelining: true });
+  const redis = new Redis(opts.url, { enableAutoPipelining: true, ...outageOptions(opts.commandTimeoutMs ?? 1000) });
+  redis.on('error', (err: Error) => opts.onConnectionError?.(err));
   redis.defineCommand('weirWindowApply', { lua: APPLY });
   redis.defineCommand('weirWindowClaim', { lua: CLAIM });
   redis.defineCommand('weirWindowRead', { numberOfKeys: 1, lua: READ });
