@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { appendFile, mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
