@@ -102,8 +102,8 @@ function readDecision(headers: Record<string, string>): Read<{ summary: Decision
  * `decisions`. Messages that carry a decision (headers, see transactions-topic.ts) are written as they are; messages published by
  * producers without one are validated against the organization's fields and evaluated first
  * (an invalid one goes to `transactions.dlq` with the reason). A batch redelivered after a crash
- * writes the same (org_id, transaction_id) rows again, which ReplacingMergeTree collapses: read
- * `decisions` with FINAL.
+ * writes (org_id, transaction_id) rows again, which ReplacingMergeTree collapses to the first
+ * decision (see decisionVersion): read `decisions` with FINAL.
  */
 export function startDecisionsStage(platform: Platform, engine: Engine): Promise<Stoppable> {
   const inserts = sharedInserts(platform);
