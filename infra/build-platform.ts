@@ -30,7 +30,7 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
         // Partitions of one member are handled side by side; order within a partition is kept.
         tuning: { partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
       })
-    : await createEmbeddedBus({ dir: path.join(dataDir, 'log'), log: log.child({ adapter: 'embedded-log' }) });
+    : await createEmbeddedBus({ dir: path.join(dataDir, 'log'), log: log.child({ adapter: 'embedded-log' }), metrics });
   const codec = createCodec({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL });
   const windows = config.REDIS_URL
     ? failFastOnOutage(

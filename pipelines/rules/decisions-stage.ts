@@ -104,8 +104,8 @@ function readDecision(headers: Record<string, string>): Read<{ summary: Decision
  * transactions-topic.ts and decision-signing.ts) are written as they are; any other message (a
  * producer's, or one whose signature does not verify) is validated against the organization's fields and evaluated first
  * (an invalid one goes to `transactions.dlq` with the reason). A batch redelivered after a crash
- * writes the same (org_id, transaction_id) rows again, which ReplacingMergeTree collapses: read
- * `decisions` with FINAL.
+ * writes (org_id, transaction_id) rows again, which ReplacingMergeTree collapses to the first
+ * decision (see decisionVersion): read `decisions` with FINAL.
  */
 export function startDecisionsStage(platform: Platform, engine: Engine, signer: DecisionSigner): Promise<Stoppable> {
   const inserts = sharedInserts(platform);

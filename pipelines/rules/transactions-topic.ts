@@ -73,9 +73,18 @@ export async function publishTransaction(platform: Platform, signer: DecisionSig
 }
 
 /**
- * The row of the `decisions` table as one JSONEachRow line; `version` is the decision time, so a
- * replay writes the same row again. `resultsJson` is checked RuleResult[] JSON, spliced in as it
- * is: an array of named tuples written as JSON arrays (see DECISIONS_INSERT_SETTINGS).
+ * ReplacingMergeTree keeps the row of the highest version, and the first decision must stay: a
+ * transaction a producer published is evaluated again when it is delivered again (a crash before
+ * the commit), perhaps against changed rules or counters, later. So the version falls as the
+ * decision time grows, and the earliest decision wins. A decision made at the edge travels with
+ * the message and is the same row on every delivery.
+ */
+export const decisionVersion = (decidedAtMs: number): number => Number.MAX_SAFE_INTEGER - decidedAtMs;
+
+/**
+ * The row of the `decisions` table as one JSONEachRow line, versioned by `decisionVersion`.
+ * `resultsJson` is checked RuleResult[] JSON, spliced in as it is: an array of named tuples
+ * written as JSON arrays (see DECISIONS_INSERT_SETTINGS).
  */
 export function decisionLine(orgId: string, tx: Record<string, unknown>, summary: DecisionSummary, resultsJson: string): string {
   const decidedAt = parseDateTime(summary.decided_at)!;
@@ -87,7 +96,7 @@ export function decisionLine(orgId: string, tx: Record<string, unknown>, summary
     score: summary.score,
     transaction: JSON.stringify(tx),
     decided_at: clickhouseDateTime(decidedAt),
-    version: decidedAt,
+    version: decisionVersion(decidedAt),
   });
   return `${head.slice(0, -1)},"rule_results":${resultsJson}}`;
 }

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
 import type { Bus, OutgoingMessage, Subscription } from '../types.js';
 import { startConsumer } from './consumer.js';
 import { partitionForKey } from '../murmur2.js';
@@ -25,6 +26,8 @@ export interface EmbeddedBusOptions {
    * segment rolls. Default 7 days, Kafka's default; `null` keeps everything.
    */
   retentionMs?: number | null;
+  /** Where `weir_log_damage_total` is registered (torn tails cut, damaged partitions stopped). */
+  metrics?: Registry;
 }
 
 /**
@@ -45,6 +48,12 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
   const lock = await tryLock(path.join(root, 'writer.lock'));
   if (!lock.held) opts.log.warn({ dir: root, ownerPid: lock.ownerPid }, 'another process writes this log: consuming only');
 
+  const damage = new Counter({
+    name: 'weir_log_damage_total',
+    help: 'Damage found in the embedded log: torn_tail (a write cut short by a crash, cut at open), corrupt (the partition stopped)',
+    labelNames: ['topic', 'partition', 'kind'],
+    registers: opts.metrics ? [opts.metrics] : [],
+  });
   const appendListeners = new Set<(topic: string) => void>();
   const topics = createTopics({
     dir: path.join(root, 'topics'),
@@ -53,6 +62,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
     retentionMs: opts.retentionMs === null ? undefined : (opts.retentionMs ?? 7 * 24 * 3600 * 1000),
     log: opts.log,
     onAppend: (topic) => appendListeners.forEach((l) => l(topic)),
+    onDamage: (topic, partition, kind) => damage.inc({ topic, partition, kind }),
   });
   const offsets = createOffsetStore(path.join(root, 'groups'));
   const subscriptions = new Map<string, Subscription>();

@@ -71,10 +71,16 @@ function lastAtOrBelow<T>(items: T[], key: (item: T) => number, value: number): 
 const segmentName = (baseOffset: number): string => `${String(baseOffset).padStart(20, '0')}.seg`;
 
 /**
+ * Why a walk stopped: the region ended, `visit` refused a frame, a frame runs past the region
+ * (`partial`: what a write cut short leaves) or a whole frame fails its checks (`corrupt`).
+ */
+type WalkStop = 'end' | 'visit' | 'partial' | 'corrupt';
+
+/**
  * Calls `visit` for each whole frame in [start, limit) of the file, reading in chunks, until the
  * region ends, a frame is torn or corrupt, or `visit` returns false (that frame not consumed).
  */
-async function walkFrames(fh: FileHandle, start: number, limit: number, visit: (f: FrameAt) => boolean): Promise<{ end: number; torn: boolean }> {
+async function walkFrames(fh: FileHandle, start: number, limit: number, visit: (f: FrameAt) => boolean): Promise<{ end: number; stop: WalkStop }> {
   let pos = start;
   let want = READ_CHUNK_BYTES;
   while (pos < limit) {
@@ -85,25 +91,45 @@ async function walkFrames(fh: FileHandle, start: number, limit: number, visit: (
     let need = 0;
     while (at < buf.length) {
       const c = checkFrame(buf, at);
-      if (c.status === 'corrupt') return { end: pos + at, torn: true };
+      if (c.status === 'corrupt') return { end: pos + at, stop: 'corrupt' };
       if (c.status === 'partial') {
         need = c.need;
         break;
       }
-      if (!visit({ buf, at, position: pos + at, end: c.end, offset: c.offset })) return { end: pos + at, torn: false };
+      if (!visit({ buf, at, position: pos + at, end: c.end, offset: c.offset })) return { end: pos + at, stop: 'visit' };
       at = c.end;
     }
     if (at === 0) {
       // Not one whole frame in what was read: read that one frame whole, unless the region ends first.
-      if (need <= buf.length || pos + need > limit) return { end: pos, torn: true };
+      if (need <= buf.length) return { end: pos, stop: 'corrupt' };
+      if (pos + need > limit) return { end: pos, stop: 'partial' };
       want = need;
       continue;
     }
     pos += at;
     want = READ_CHUNK_BYTES;
   }
-  return { end: pos, torn: false };
+  return { end: pos, stop: 'end' };
 }
+
+/**
+ * Whether a whole, valid frame with offset `minOffset` or later starts anywhere in [from, limit):
+ * after a frame that claims to run past the end of the file, such a frame shows the claim is a
+ * damaged length, not a write cut short.
+ */
+async function laterFrame(fh: FileHandle, from: number, limit: number, minOffset: number): Promise<boolean> {
+  if (limit <= from) return false;
+  const { buffer, bytesRead } = await fh.read(Buffer.allocUnsafe(limit - from), 0, limit - from, from);
+  const buf = buffer.subarray(0, bytesRead);
+  for (let at = 0; at < buf.length; at++) {
+    const c = checkFrame(buf, at);
+    if (c.status === 'ok' && c.offset >= minOffset) return true;
+  }
+  return false;
+}
+
+/** What is found in a log that should not be there: a write cut short (repaired), or damage (the partition stops). */
+export type LogDamage = 'torn_tail' | 'corrupt';
 
 export interface PartitionLogOptions {
   dir: string;
@@ -115,17 +141,29 @@ export interface PartitionLogOptions {
   log: Logger;
   /** Called after each durable append, for in-process consumers. */
   onAppend: () => void;
+  /** Called once for each damage found (for a metric); the partition has already said what and where. */
+  onDamage: (kind: LogDamage) => void;
 }
 
 /**
  * One partition: segment files `<baseOffset>.seg` of CRC-framed records with dense offsets.
  * Appends are group-committed: all sends that arrive during one fsync share the next one.
+ *
+ * Damage never loses records silently. Only a torn tail, a last frame cut short by a crash in the
+ * middle of its write (it was never acknowledged), is cut, by the writer at open. Any other bad
+ * frame (a whole frame failing its checksum, a closed segment that ends early or short of the
+ * next one's first offset, bytes that changed after they were read) stops the partition: every
+ * read and append then fails with an error naming the file and position, until an operator
+ * restores the file. A byte flipped in the length field of the very last frame so that it reaches
+ * past the end of the file cannot be told from a torn write, and is cut as one.
  */
 export class PartitionLog {
   private segments: Segment[] = [];
   private writer: FileHandle | undefined;
   private pending: Buffer[] = [];
   private closed = false;
+  /** Set once damage is found: the partition serves nothing more. */
+  private broken: Error | undefined;
   private readonly flushPending = groupCommit(() => this.flush());
   private readonly reload = groupCommit(() => this.load());
 
@@ -155,6 +193,7 @@ export class PartitionLog {
   append(messages: OutgoingMessage[]): Promise<void> {
     if (!this.opts.writable) throw new Error(`log ${this.opts.dir} is written by another process`);
     if (this.closed) throw new Error(`log ${this.opts.dir} is closed`);
+    if (this.broken) return Promise.reject(this.broken);
     const timestamp = Date.now();
     for (const m of messages) this.pending.push(encodeFrame(m, 0, timestamp));
     return this.flushPending();
@@ -162,23 +201,23 @@ export class PartitionLog {
 
   /** Records from `from` on, about `maxBytes` of them (always at least one when there is one). */
   async read(from: number, maxBytes: number): Promise<StoredRecord[]> {
+    if (this.broken) throw this.broken;
     from = Math.max(from, this.startOffset);
     for (let i = this.segmentFor(from); i < this.segments.length; i++) {
       const seg = this.segments[i]!;
       await this.scanOnce(seg);
+      if (this.broken) throw this.broken;
       if (from >= seg.endOffset) {
-        // A segment shorter than the next one's base means lost records: say so and go on.
         const next = this.segments[i + 1];
-        if (next && from < next.baseOffset) {
-          this.opts.log.error({ dir: this.opts.dir, from, to: next.baseOffset }, 'records missing from the log, skipping');
-          from = next.baseOffset;
+        if (next && seg.endOffset < next.baseOffset) {
+          throw this.damage({ file: seg.file, position: seg.size, missing: [seg.endOffset, next.baseOffset] }, 'closed segment ends before the next one starts: records are missing');
         }
         continue;
       }
       const out: StoredRecord[] = [];
       let bytes = 0;
       const start = from;
-      await this.withHandle(seg, (fh) =>
+      const walked = await this.withHandle(seg, (fh) =>
         walkFrames(fh, this.indexFloor(seg, start), seg.size, (f) => {
           if (f.offset < start) return true;
           if (out.length > 0 && bytes + (f.end - f.at) > maxBytes) return false;
@@ -187,6 +226,8 @@ export class PartitionLog {
           return true;
         }),
       );
+      // These bytes were whole when first scanned (and fsync'ed when written here): they changed since.
+      if (walked.stop === 'partial' || walked.stop === 'corrupt') throw this.damage({ file: seg.file, position: walked.end }, 'bad frame among records already read');
       return out;
     }
     return [];
@@ -216,14 +257,14 @@ export class PartitionLog {
       // Until it is scanned, a closed segment is assumed to end where the next one starts.
       if (prev?.scanned) {
         await prev.scanned;
-        await this.scanMore(prev);
+        await this.scanMore(prev, true);
       } else if (prev) prev.endOffset = baseOffset;
       this.segments.push(newSegment(this.opts.dir, baseOffset));
     }
     const last = this.segments.at(-1);
     if (last) {
       await this.scanOnce(last);
-      await this.scanMore(last);
+      await this.scanMore(last, false);
     }
   }
 
@@ -235,18 +276,38 @@ export class PartitionLog {
     await Promise.all(this.segments.map((seg) => seg.handle?.then((fh) => fh.close()).catch(() => undefined)));
   }
 
-  /** A crash can leave half a frame at the end: cut back to the last whole one and append there. */
+  /**
+   * A crash in the middle of a write leaves the last frame cut short: cut back to the last whole
+   * one and append there. Anything else after the last whole frame is damage: nothing is cut and
+   * the partition stops.
+   */
   private async repairTail(): Promise<void> {
     const last = this.segments.at(-1);
-    if (!last) return;
+    if (!last || this.broken) return;
     const fh = await open(last.file, 'r+');
     const { size } = await fh.stat();
     if (size > last.size) {
+      const { stop, end } = await walkFrames(fh, last.size, size, () => true);
+      if (stop !== 'partial' || end !== last.size || (await laterFrame(fh, last.size + 1, size, last.endOffset))) {
+        await fh.close();
+        this.damage({ file: last.file, position: last.size, bytesAfter: size - last.size }, 'bad frame before the end of the log: not a torn write, nothing cut');
+        return;
+      }
       this.opts.log.warn({ file: last.file, validBytes: last.size, droppedBytes: size - last.size }, 'truncating torn tail of the log');
+      this.opts.onDamage('torn_tail');
       await fh.truncate(last.size);
       await fh.sync();
     }
     this.writer = fh;
+  }
+
+  /** Stops the partition: logs what is wrong and where, counts it, and answers the error every later call gets. */
+  private damage(where: Record<string, unknown>, what: string): Error {
+    if (this.broken) return this.broken;
+    this.broken = new Error(`log partition ${this.opts.dir} is damaged and stopped: ${what} (${JSON.stringify(where)}); restore the file from a replica or backup`);
+    this.opts.log.error({ dir: this.opts.dir, ...where }, `log partition damaged and stopped: ${what}`);
+    this.opts.onDamage('corrupt');
+    return this.broken;
   }
 
   private async flush(): Promise<void> {
@@ -322,20 +383,23 @@ export class PartitionLog {
     seg.scanned ??= (async () => {
       seg.size = 0;
       seg.endOffset = seg.baseOffset;
-      await this.scanMore(seg);
+      await this.scanMore(seg, seg !== this.segments.at(-1));
     })();
     return seg.scanned;
   }
 
-  /** Extends a segment's index over frames past its known end. */
-  private async scanMore(seg: Segment): Promise<void> {
+  /**
+   * Extends a segment's index over frames past its known end. A closed segment (a later one
+   * exists) was complete before the next was created, so it must scan whole to its last byte.
+   */
+  private async scanMore(seg: Segment, closed: boolean): Promise<void> {
     await this.withHandle(seg, async (fh) => {
       const { size: fileSize } = await fh.stat();
       if (fileSize <= seg.size) return;
       const index = seg.index;
       let lastIndexed = index.at(-1)?.position ?? -Infinity;
       let expected = seg.endOffset;
-      const { end } = await walkFrames(fh, seg.size, fileSize, (f) => {
+      const { end, stop } = await walkFrames(fh, seg.size, fileSize, (f) => {
         if (f.offset !== expected) return false;
         if (f.position - lastIndexed >= INDEX_STEP_BYTES) {
           index.push({ offset: f.offset, position: f.position });
@@ -346,6 +410,7 @@ export class PartitionLog {
       });
       seg.size = end;
       seg.endOffset = expected;
+      if (closed && stop !== 'end') this.damage({ file: seg.file, position: end, fileBytes: fileSize, stop }, 'bad frame in a closed segment');
     });
   }
 

@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { createFileOnce, syncDir } from '../../fs/atomic-file.js';
-import { PartitionLog } from './partition-log.js';
+import { PartitionLog, type LogDamage } from './partition-log.js';
 
 export interface Topic {
   name: string;
@@ -18,6 +18,7 @@ export interface TopicsOptions {
   retentionMs: number | undefined;
   log: Logger;
   onAppend: (topic: string) => void;
+  onDamage: (topic: string, partition: number, kind: LogDamage) => void;
 }
 
 /** Kafka's rule for topic names; it also keeps a name a single safe directory name. */
@@ -71,6 +72,7 @@ export function createTopics(opts: TopicsOptions) {
           retentionMs: opts.retentionMs,
           log: opts.log,
           onAppend: () => opts.onAppend(name),
+          onDamage: (kind) => opts.onDamage(name, p, kind),
         }),
       ),
     );
