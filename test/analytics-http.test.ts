@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnalytics } from '../infra/analytics/index.js';
 import type { Analytics } from '../infra/analytics/types.js';
 import { serveAnalyticsInterface, type AnalyticsInterface } from '../infra/analytics/http-interface/index.js';
+import { Slots } from '../infra/analytics/http-interface/slots.js';
 
 /**
  * The ClickHouse HTTP interface over the process's chDB, used with @clickhouse/client exactly as an
@@ -148,10 +149,51 @@ describe('analytics HTTP interface', () => {
     expect(await refusal(slow)).toMatchObject({ code: '159', type: 'TIMEOUT_EXCEEDED' });
   });
 
+  it('reads query parameters from a multipart body, as the client sends them with use_multipart_params', async () => {
+    const multipart = clientOf({ url: server.url, username: 'analyst', password: 's3cret:with-colon', use_multipart_params: true });
+    const rows = await (await multipart.query({ query: 'SELECT id FROM items WHERE id = {id:String}', query_params: { id: 'b' }, format: 'JSONEachRow' })).json();
+    expect(rows).toEqual([{ id: 'b' }]);
+    await multipart.close();
+  });
+
+  it('refuses a body it cannot decompress, naming the encoding', async () => {
+    const headers = { 'X-ClickHouse-User': 'analyst', 'X-ClickHouse-Key': 's3cret:with-colon' };
+    const garbled = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Encoding': 'gzip' }, body: 'SELECT 1' });
+    expect(garbled.status).toBe(400);
+    expect(await garbled.text()).toMatch(/^Code: 36\. DB::Exception: Request body is not valid gzip/);
+    const unknown = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Encoding': 'lz4' }, body: 'SELECT 1' });
+    expect(unknown.headers.get('x-clickhouse-exception-code')).toBe('89');
+  });
+
   it('reports the engine errors of a bad query with their status', async () => {
     expect(await refusal(analyst.query({ query: 'SELECT * FROM no_such_table' }))).toMatchObject({ code: '60', type: 'UNKNOWN_TABLE' });
     const res = await fetch(`${server.url}/?query=SELEC+1&user=analyst&password=${encodeURIComponent('s3cret:with-colon')}`);
     expect(res.status).toBe(400);
     expect(await res.text()).toMatch(/^Code: 62\. DB::Exception: Syntax error/);
+  });
+});
+
+describe('query slots', () => {
+  it('runs a fixed number at a time, queues a bounded number, refuses the rest like max_concurrent_queries', async () => {
+    const slots = new Slots(2, 1);
+    const a = await slots.take();
+    const b = await slots.take();
+    let thirdStarted = false;
+    const third = slots.take().then((release) => ((thirdStarted = true), release));
+    await expect(slots.take()).rejects.toMatchObject({ code: 202, type: 'TOO_MANY_SIMULTANEOUS_QUERIES' });
+    expect(thirdStarted).toBe(false);
+    a();
+    a(); // releasing a slot twice frees it once
+    const releaseThird = await third;
+    expect(thirdStarted).toBe(true);
+    releaseThird();
+    await slots.take(); // the freed slot, at once
+    let fifthStarted = false;
+    const fifth = slots.take().then(() => (fifthStarted = true));
+    await Promise.resolve();
+    expect(fifthStarted).toBe(false); // both slots busy again: it waits
+    b();
+    await fifth;
+    expect(fifthStarted).toBe(true);
   });
 });

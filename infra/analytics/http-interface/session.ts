@@ -19,6 +19,9 @@ export interface QueryOutput {
 const literal = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const identifier = (s: string): string => `\`${s.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
 
+/** One analyst's query fails with MEMORY_LIMIT_EXCEEDED before it can take the process's memory. */
+const MAX_MEMORY_BYTES = 2 * 1024 ** 3;
+
 /** A limit the client may lower for its query, never raise; 0 (ClickHouse's "unlimited") is the cap. */
 const lowered = (asked: string | undefined, cap: number): number => {
   const v = Number(asked);
@@ -36,6 +39,7 @@ export function sessionPreamble(req: QueryRequest, limits: Limits, defaultDataba
     `max_execution_time = ${lowered(req.settings.get('max_execution_time'), limits.maxExecutionSeconds)}`,
     `max_result_rows = ${lowered(req.settings.get('max_result_rows'), limits.maxResultRows)}`,
     `max_result_bytes = ${lowered(req.settings.get('max_result_bytes'), limits.maxResultBytes)}`,
+    `max_memory_usage = ${lowered(req.settings.get('max_memory_usage'), MAX_MEMORY_BYTES)}`,
     `result_overflow_mode = 'throw'`,
     `os_thread_priority = ${BACKGROUND_NICE}`,
     ...[...req.params].map(([name, value]) => `param_${name} = ${literal(value)}`),
