@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../infra/config.js';
 import { createLogger } from '../infra/logger.js';
-import { buildPlatform, closePlatform } from '../infra/build-platform.js';
+import { buildPlatform, chdbPathOf, closePlatform } from '../infra/build-platform.js';
+import { serveAnalyticsInterface } from '../infra/analytics/http-interface/index.js';
 import { runMigrations } from '../infra/analytics/index.js';
 import type { Platform } from '../infra/platform.js';
 import type { Clock } from '../infra/clock.js';
@@ -26,6 +27,8 @@ export interface RunningProcess {
   keys: KeyRing;
   /** Base URL of the HTTP server, when this role serves HTTP. */
   url?: string;
+  /** Base URL of the ClickHouse HTTP interface, when ANALYTICS_PORT is set. */
+  analyticsUrl?: string;
   instances: Map<string, ServiceInstance>;
   stop(): Promise<void>;
 }
@@ -66,6 +69,17 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     }
   }
 
+  // ClickHouse's HTTP interface for analysts, on the chDB engine this process already holds.
+  const analyticsHttp = config.ANALYTICS_PORT === undefined ? undefined : await serveAnalyticsInterface({
+    chdbPath: chdbPathOf(config),
+    database: config.CLICKHOUSE_DATABASE,
+    host: config.ANALYTICS_HOST,
+    port: config.ANALYTICS_PORT,
+    users: config.ANALYTICS_USERS,
+    limits: { maxExecutionSeconds: config.ANALYTICS_MAX_EXECUTION_SECONDS, maxResultRows: config.ANALYTICS_MAX_RESULT_ROWS, maxResultBytes: config.ANALYTICS_MAX_RESULT_BYTES },
+    log,
+  });
+
   let ready = false;
   let server: Server | undefined;
   let url: string | undefined;
@@ -97,6 +111,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       const closing = server ? new Promise<void>((r) => server!.close(() => r())) : Promise.resolve();
       server?.closeIdleConnections();
       await closing; // stop intake: requests in flight finish
+      await analyticsHttp?.close();
       for (const w of workers.reverse()) await w.stop(); // drain consumers, flush state
       for (const inst of instances.values()) await inst.close?.();
       await closePlatform(platform); // close clients
@@ -119,5 +134,5 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       });
     }
   }
-  return { platform, keys, url, instances, stop };
+  return { platform, keys, url, analyticsUrl: analyticsHttp?.url, instances, stop };
 }

@@ -13,6 +13,10 @@ import { createMemoryWindowStore } from './windows/memory/index.js';
 import { createAnalytics } from './analytics/index.js';
 import { createFsBlobStore } from './blobs/fs.js';
 
+/** The chDB data directory of a process on the embedded default (one per process). */
+export const chdbPathOf = (config: Config): string =>
+  config.CHDB_PATH ? path.resolve(config.CHDB_PATH) : path.join(path.resolve(config.DATA_DIR), 'clickhouse');
+
 /**
  * Picks each adapter from the configuration: a variable that names a real system selects it,
  * else the embedded default under DATA_DIR (CONTRACTS.md section 1). Each can be set alone.
@@ -47,7 +51,7 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
     username: config.CLICKHOUSE_USER,
     password: config.CLICKHOUSE_PASSWORD,
     database: config.CLICKHOUSE_DATABASE,
-    chdbPath: config.CHDB_PATH ? path.resolve(config.CHDB_PATH) : path.join(dataDir, 'clickhouse'),
+    chdbPath: chdbPathOf(config),
   });
   const blobs = createFsBlobStore(path.join(dataDir, 'blobs'));
   log.info({ bus: bus.kind, windows: windows.kind, analytics: config.CLICKHOUSE_URL ? 'clickhouse-server' : 'chdb', dataDir }, 'platform ready');

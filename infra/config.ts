@@ -8,6 +8,23 @@ const positiveInt = z.coerce.number({ error: 'must be a positive integer' }).int
 
 export { PLANS, type ApiKeyEntry, type Plan, type Rate } from './api-keys.js';
 
+export interface AnalyticsUserEntry { user: string; password: string }
+
+const analyticsUsers = z.string().transform((raw, ctx): AnalyticsUserEntry[] => {
+  const entries: AnalyticsUserEntry[] = [];
+  for (const [i, item] of raw.split(',').map((s) => s.trim()).filter(Boolean).entries()) {
+    const at = item.indexOf(':');
+    const user = item.slice(0, at);
+    if (at < 1 || !/^[A-Za-z0-9_.-]+$/.test(user) || at === item.length - 1) {
+      // Never echo the entry: it holds a secret.
+      ctx.addIssue({ code: 'custom', message: `entry ${i + 1} must be user:password with a user of letters, digits, _ . -` });
+      continue;
+    }
+    entries.push({ user, password: item.slice(at + 1) });
+  }
+  return entries;
+});
+
 export const envSchema = z.object({
   PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(8080),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -25,6 +42,13 @@ export const envSchema = z.object({
   /** chDB data directory; default `<DATA_DIR>/clickhouse`. chDB allows one per process. */
   CHDB_PATH: z.string().min(1).optional(),
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier').default('weir'),
+  /** The ClickHouse HTTP interface over chDB (infra/analytics/http-interface); unset: off. */
+  ANALYTICS_PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).optional(),
+  ANALYTICS_HOST: z.string().min(1).default('127.0.0.1'),
+  ANALYTICS_USERS: analyticsUsers.default([]),
+  ANALYTICS_MAX_EXECUTION_SECONDS: positiveInt.default(30),
+  ANALYTICS_MAX_RESULT_ROWS: positiveInt.default(1_000_000),
+  ANALYTICS_MAX_RESULT_BYTES: positiveInt.default(100 * 1024 * 1024),
   BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   RATE_LIMIT_PER_MINUTE: positiveInt.default(60_000),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt.default(1200),
@@ -51,6 +75,12 @@ export const envSchema = z.object({
 }).refine((c) => c.SCREENING_REVIEW_THRESHOLD <= c.SCREENING_BLOCK_THRESHOLD, {
   path: ['SCREENING_REVIEW_THRESHOLD'],
   message: 'must not exceed SCREENING_BLOCK_THRESHOLD',
+}).refine((c) => c.ANALYTICS_PORT === undefined || c.ANALYTICS_USERS.length > 0, {
+  path: ['ANALYTICS_USERS'],
+  message: 'must name at least one user:password when ANALYTICS_PORT is set',
+}).refine((c) => c.ANALYTICS_PORT === undefined || c.CLICKHOUSE_URL === undefined, {
+  path: ['ANALYTICS_PORT'],
+  message: 'serves the embedded chDB only; with CLICKHOUSE_URL set, point SQL tools at that server',
 });
 
 export type Config = z.infer<typeof envSchema>;

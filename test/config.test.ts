@@ -78,6 +78,21 @@ describe('configuration from the environment', () => {
     expect(message).not.toContain('supersecret');
   });
 
+  it('parses ANALYTICS_USERS (a password may hold colons) and keeps the interface off by default', () => {
+    expect(loadConfig({}).ANALYTICS_PORT).toBeUndefined();
+    const c = loadConfig({ ANALYTICS_PORT: '8123', ANALYTICS_USERS: 'ana:pw, grafana:a:b' });
+    expect(c.ANALYTICS_USERS).toEqual([{ user: 'ana', password: 'pw' }, { user: 'grafana', password: 'a:b' }]);
+    expect(c.ANALYTICS_HOST).toBe('127.0.0.1');
+  });
+
+  it.each([
+    [{ ANALYTICS_PORT: '8123' }, /ANALYTICS_USERS: must name at least one/],
+    [{ ANALYTICS_PORT: '8123', ANALYTICS_USERS: 'ana:pw', CLICKHOUSE_URL: 'http://ch:8123' }, /ANALYTICS_PORT: serves the embedded chDB only/],
+    [{ ANALYTICS_USERS: 'ana' }, /ANALYTICS_USERS: entry 1 must be user:password/],
+  ])('refuses an analytics interface that cannot work: %o', (env, pattern) => {
+    expect(() => loadConfig(env)).toThrow(pattern);
+  });
+
   it('reports every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL/);
   });

@@ -47,7 +47,7 @@ function bound(inner: Connection, database: string): Connection {
  * transactions/s the p99 of POST /transaction fell from about 30 to about 17 ms on the embedded
  * defaults, and from about 30 to about 20 ms on Kafka + Redis (bench/results/rules.md).
  */
-const BACKGROUND_NICE = 19;
+export const BACKGROUND_NICE = 19;
 
 /** An analytics client on chDB in process, bound to `database` (created when missing). */
 export async function createChdbAnalytics(path: string, database: string): Promise<Analytics> {

@@ -1,0 +1,58 @@
+/**
+ * Errors the way a ClickHouse server answers them over HTTP: the body `Code: N. DB::Exception:
+ * message. (TYPE)`, the code in `X-ClickHouse-Exception-Code`, and the status ClickHouse gives
+ * that type, so clients parse them as they parse a server's.
+ */
+export class ClickHouseHttpError extends Error {
+  constructor(
+    readonly code: number,
+    readonly type: string,
+    readonly text: string,
+  ) {
+    super(text);
+  }
+}
+
+/** An error the interface raises itself, worded as ClickHouse words its own. */
+export const ownError = (code: number, type: string, message: string): ClickHouseHttpError =>
+  new ClickHouseHttpError(code, type, `Code: ${code}. DB::Exception: ${message}. (${type})`);
+
+export const authenticationFailed = (user: string): ClickHouseHttpError =>
+  ownError(516, 'AUTHENTICATION_FAILED', `${user}: Authentication failed: password is incorrect, or there is no user with such name`);
+
+export const badArguments = (message: string): ClickHouseHttpError => ownError(36, 'BAD_ARGUMENTS', message);
+
+const ENGINE_ERROR = /^Code: (\d+)\..*\(([A-Z0-9_]+)\)/s;
+
+/** The engine's own error (chDB reports it in ClickHouse's words); anything else is a 500 without detail. */
+export function fromEngine(err: unknown): ClickHouseHttpError {
+  const text = err instanceof Error ? err.message : String(err);
+  const m = ENGINE_ERROR.exec(text);
+  if (!m) return ownError(1002, 'UNKNOWN_EXCEPTION', 'the query failed inside the engine');
+  return new ClickHouseHttpError(Number(m[1]), m[2]!, text.trim());
+}
+
+const FORBIDDEN = new Set(['UNKNOWN_USER', 'WRONG_PASSWORD', 'AUTHENTICATION_FAILED', 'SET_NON_GRANTED_ROLE', 'ACCESS_DENIED']);
+const BAD_REQUEST = new Set([
+  'BAD_ARGUMENTS', 'SYNTAX_ERROR', 'CANNOT_COMPILE_REGEXP', 'DUPLICATE_COLUMN', 'ILLEGAL_COLUMN', 'THERE_IS_NO_COLUMN',
+  'UNKNOWN_ELEMENT_IN_AST', 'UNKNOWN_TYPE_OF_AST_NODE', 'TOO_DEEP_AST', 'TOO_BIG_AST', 'UNEXPECTED_AST_STRUCTURE',
+  'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+]);
+const NOT_FOUND = new Set([
+  'UNKNOWN_TABLE', 'UNKNOWN_FUNCTION', 'UNKNOWN_IDENTIFIER', 'UNKNOWN_TYPE', 'UNKNOWN_STORAGE', 'UNKNOWN_DATABASE',
+  'UNKNOWN_SETTING', 'UNKNOWN_DIRECTION_OF_SORTING', 'UNKNOWN_AGGREGATE_FUNCTION', 'UNKNOWN_FORMAT',
+  'UNKNOWN_DATABASE_ENGINE', 'UNKNOWN_TYPE_OF_QUERY', 'UNKNOWN_ROLE',
+]);
+
+/** The HTTP status a ClickHouse server answers an error type with (its exceptionCodeToHTTPStatus). */
+export function httpStatusOf(type: string): number {
+  if (type === 'REQUIRED_PASSWORD') return 401;
+  if (FORBIDDEN.has(type)) return 403;
+  if (BAD_REQUEST.has(type) || type.startsWith('CANNOT_PARSE_')) return 400;
+  if (NOT_FOUND.has(type)) return 404;
+  if (type === 'QUERY_IS_TOO_LARGE') return 413;
+  if (type === 'NOT_IMPLEMENTED') return 501;
+  if (type === 'TIMEOUT_EXCEEDED') return 408;
+  if (type === 'TOO_MANY_SIMULTANEOUS_QUERIES') return 503;
+  return 500;
+}
