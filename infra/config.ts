@@ -64,7 +64,8 @@ export const envSchema = z.object({
   QUOTA_TABLES_PER_ORG: positiveInt.default(100),
   QUOTA_COLUMNS_PER_ORG: positiveInt.default(2_000),
   QUOTA_LOOKUP_ROWS_PER_ORG: positiveInt.default(1_000_000),
-  QUOTA_EVENTS_PER_SECOND_PER_ORG: positiveInt.default(20_000),
+  QUOTA_EVENTS_PER_SECOND_PER_ORG: positiveInt.default(100_000),
+  QUOTA_ENTITIES_PER_ORG: positiveInt.default(10_000_000),
   /** Rule engine: HMAC key of the decisions on `transactions`; unset, one is kept under DATA_DIR. */
   DECISION_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),

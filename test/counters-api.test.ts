@@ -432,9 +432,9 @@ describe('counter states', () => {
 });
 
 describe('quotas', () => {
-  it('refuses events beyond the per-second limit with 429 and counter columns beyond the limit with 400, each naming it', async () => {
+  it('refuses events beyond the per-second limit with 429, and entities and counter columns beyond the limits with 400, each naming it', async () => {
     const quotaClock = manualClock(T0);
-    const env = { API_KEYS: 'qa:key-qa,qb:key-qb', QUOTA_EVENTS_PER_SECOND_PER_ORG: '3', QUOTA_COLUMNS_PER_ORG: '2' };
+    const env = { API_KEYS: 'qa:key-qa,qb:key-qb', QUOTA_EVENTS_PER_SECOND_PER_ORG: '3', QUOTA_COLUMNS_PER_ORG: '2', QUOTA_ENTITIES_PER_ORG: '3' };
     const limited = await startTestProcess({ services: [countersService], clock: quotaClock, env });
     try {
       const a = countersClient(limited.url, 'qa', 'key-qa');
@@ -448,6 +448,21 @@ describe('quotas', () => {
       expect((await b.postBatch([login(5), login(6), login(7)])).status).toBe(202);
       quotaClock.advance(1000);
       expect((await a.postBatch([login(3), login(4)])).body.data.accepted).toBe(2);
+
+      quotaClock.advance(1000);
+      const entity = (i: number, id: string) => ({ ...login(i), entity_id: id });
+      const some = await a.postBatch([entity(10, 'u2'), entity(11, 'u3'), entity(12, 'u4')]);
+      expect(some.body.data).toEqual({
+        accepted: 2,
+        duplicates: 0,
+        rejected: [{ index: 2, reason: 'entity_id: quota exceeded: an organization may have at most 3 entities (QUOTA_ENTITIES_PER_ORG)' }],
+      });
+      quotaClock.advance(1000);
+      const one = await a.postEvent(entity(13, 'u5'));
+      expect(one.status).toBe(400);
+      expect(one.body.message).toMatch(/entity_id: quota exceeded: an organization may have at most 3 entities/);
+      expect((await a.postEvent(entity(14, 'u3'))).status).toBe(202);
+      expect((await b.postEvent(entity(15, 'u5'))).status).toBe(202);
 
       const counter = (name: string) => ({ name, event_type: 'login', aggregate: 'count', window: { amount: 1, unit: 'hours' } });
       expect((await a.putConfig({ counters: [counter('c1'), counter('c2')] })).status).toBe(200);
