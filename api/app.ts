@@ -10,6 +10,7 @@ import { requestWindows } from './http/shared-windows.js';
 import type { KeyRing } from './http/auth.js';
 import type { WindowStore } from '../infra/windows/types.js';
 import type { Clock } from '../infra/clock.js';
+import type { HealthReport } from '../infra/health.js';
 
 import { presentError } from './http/present-error.js';
 import { requestLog } from './http/request-log.js';
@@ -31,6 +32,8 @@ export interface AppOptions {
   rateLimitExempt?: string[];
   /** False while the process starts or drains: /health answers 503 so balancers stop sending. */
   isReady: () => boolean;
+  /** The state of each part (bus, window store, analytics, consumers); one down makes /health a 503. */
+  health?: () => Promise<HealthReport>;
 }
 
 /** The edge's request listener: the lanes, then Express; both count against one rate limiter. */
@@ -54,9 +57,10 @@ function buildApp(opts: AppOptions, limiter: EdgeLimiter): Express {
   app.use(requestLog(opts.log));
   app.use(httpMetrics(opts.metrics));
 
-  app.get('/health', (_req, res) => {
-    const ready = opts.isReady();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'starting', timestamp: new Date().toISOString() });
+  app.get('/health', async (_req, res) => {
+    if (!opts.isReady()) return void res.status(503).json({ status: 'starting', timestamp: new Date().toISOString() });
+    const report = opts.health ? await opts.health() : { ok: true, parts: {} };
+    res.status(report.ok ? 200 : 503).json({ status: report.ok ? 'ok' : 'down', timestamp: new Date().toISOString(), parts: report.parts });
   });
   app.get('/metrics', async (_req, res, next) => {
     try {

@@ -7,11 +7,24 @@ import { serveAnalyticsInterface } from '../infra/analytics/http-interface/index
 import { runMigrations } from '../infra/analytics/index.js';
 import type { Platform } from '../infra/platform.js';
 import type { Clock } from '../infra/clock.js';
+import { checkParts, down, up, type Probe } from '../infra/health.js';
 import { dlqTopic } from '../infra/bus/types.js';
 import { buildEdge } from '../api/app.js';
 import { KeyRing } from '../api/http/auth.js';
 import { services as allServices } from '../services/index.js';
 import { servesHttp, type Role, type ServiceInstance, type ServiceModule, type Stoppable } from '../services/types.js';
+
+/** Longest a /health check waits for one part: a part slower than this is reported down. */
+const HEALTH_TIMEOUT_MS = 1000;
+
+/** The shared adapters' checks; each started consumer adds its own. */
+function platformProbes(platform: Platform): Record<string, Probe> {
+  return {
+    bus: () => platform.bus.health(),
+    window_store: () => platform.windows.health(),
+    analytics: async () => ((await platform.analytics.ping()).success ? up : down('ClickHouse does not answer')),
+  };
+}
 
 export interface StartOptions {
   role: Role;
@@ -60,10 +73,13 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   for (const s of services) instances.set(s.name, await s.create({ platform, keys, role: opts.role }));
 
   const workers: Stoppable[] = [];
+  const probes: Record<string, Probe> = platformProbes(platform);
   for (const inst of instances.values()) {
     for (const w of inst.workers ?? []) {
       if (opts.role === 'all' || opts.role === w.role) {
-        workers.push(await w.start());
+        const running = await w.start();
+        workers.push(running);
+        if (running.health) probes[`consumer:${w.name}`] = () => running.health!();
         log.info({ worker: w.name, role: w.role }, 'worker started');
       }
     }
@@ -95,6 +111,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       clock: platform.clock,
       rateLimitExempt: [...instances.values()].flatMap((i) => i.ownRateLimits ?? []),
       isReady: () => ready,
+      health: () => checkParts(probes, HEALTH_TIMEOUT_MS),
     });
     server = await new Promise<Server>((resolve) => {
       const s = createServer(edge).listen(config.PORT, () => resolve(s));

@@ -4,6 +4,7 @@ import type { TopicSpec } from '../infra/bus/types.js';
 import type { Migration } from '../infra/analytics/types.js';
 import type { KeyRing } from '../api/http/auth.js';
 import type { LaneRoute } from '../api/http/lane.js';
+import type { PartHealth } from '../infra/health.js';
 
 /** Process roles (CONTRACTS.md section 1): each pipeline and worker pool scales on its own. */
 export const ROLES = ['all', 'api', 'counters', 'transactions', 'screening', 'render', 'webhooks'] as const;
@@ -13,6 +14,8 @@ export type WorkerRole = Exclude<Role, 'all' | 'api'>;
 export interface Stoppable {
   /** Stops intake, drains work in flight, flushes state. */
   stop(): Promise<void>;
+  /** Whether it still runs (a consumer that crashed is down); without it, it cannot fail on its own. */
+  health?(): PartHealth;
 }
 
 export interface ServiceContext {

@@ -140,6 +140,14 @@ describe('the edge', () => {
     expect(Date.parse(String(body.timestamp))).not.toBeNaN();
   });
 
+  it('answers a body that does not decode with its content-encoding with a 400', async () => {
+    for (const [encoding, body] of [['deflate', ''], ['gzip', 'not gzip'], ['br', '{}']]) {
+      const res = await fetch(`${base}/v1/things/org_a`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-encoding': encoding!, ...asA } });
+      expect(res.status, encoding).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'malformed_body', message: expect.stringMatching(/could not be decoded with its content-encoding/) });
+    }
+  });
+
   it('answers an oversized body with 413', async () => {
     const res = await post('/v1/things/org_a', JSON.stringify({ name: 'x'.repeat(5000), size: 1 }), asA);
     expect(res.status).toBe(413);

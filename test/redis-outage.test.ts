@@ -34,6 +34,10 @@ describe.runIf(hasRedisServer())('a Redis outage', () => {
 
     const posted = await fetch(`${p.url}/v1/events/org_a`, { method: 'POST', headers, body: JSON.stringify(event()) });
     expect(posted.status).toBe(503);
+
+    const health = await fetch(`${p.url}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ status: 'down', parts: { window_store: { status: 'down' }, bus: { status: 'up' } } });
   });
 
   it('answers 503 when Redis accepts the connection but never answers (the command timeout)', async () => {

@@ -22,7 +22,7 @@ interface Normalized {
 }
 
 /** body-parser errors carry `type` and `status`; these are the client's fault, with a clear message. */
-function fromBodyParser(err: { type?: string; status?: number; message?: string }): Normalized | null {
+function fromBodyParser(err: { type?: string; status?: number; expose?: boolean; message?: string }): Normalized | null {
   switch (err.type) {
     case 'entity.parse.failed':
       return { status: 400, code: 'malformed_json', message: `request body is not valid JSON: ${err.message ?? ''}`.trim(), extra: {} };
@@ -32,6 +32,10 @@ function fromBodyParser(err: { type?: string; status?: number; message?: string 
     case 'charset.unsupported':
       return { status: 415, code: 'unsupported_encoding', message: err.message ?? 'unsupported body encoding', extra: {} };
     default:
+      // Untyped but exposed 4xx: a body that does not decode with its Content-Encoding (zlib, brotli).
+      if (err.expose === true && err.status === 400) {
+        return { status: 400, code: 'malformed_body', message: `request body could not be decoded with its content-encoding: ${err.message ?? ''}`.trim(), extra: {} };
+      }
       return null;
   }
 }

@@ -1,3 +1,5 @@
+import type { PartHealth } from '../health.js';
+
 /**
  * The log/bus port: Kafka semantics (topics, partitions, keys, consumer groups, committed offsets)
  * that both kafkajs and the embedded segment log satisfy. Pipelines depend only on this file.
@@ -51,6 +53,8 @@ export interface SubscribeOptions {
 export interface Subscription {
   /** Stops fetching, waits for the batch in flight to finish and commit, leaves the group. */
   stop(): Promise<void>;
+  /** Down once the member has stopped on its own (a Kafka consumer crash it does not restart from). */
+  health(): PartHealth;
 }
 
 export interface TopicSpec {
@@ -65,6 +69,8 @@ export interface Bus {
   /** Resolves only once every message is durably in the log (acks=all / fsync). */
   send(topic: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Whether the log takes sends now (Kafka: a broker answers; embedded: open and writable here). */
+  health(): Promise<PartHealth>;
   /** Committed offset lag per partition of a group, for metrics. */
   lag(groupId: string, topic: string): Promise<{ partition: number; lag: number }[]>;
   close(): Promise<void>;

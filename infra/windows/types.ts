@@ -1,3 +1,5 @@
+import type { PartHealth } from '../health.js';
+
 /**
  * The window-state port: rolling per-entity series kept in Redis (real) or in process (embedded).
  *
@@ -70,6 +72,8 @@ export interface WindowStore {
   takeDue(scope: string, queue: string, now: number, limit: number): Promise<string[]>;
   /** Removes everything stored for an entity (GDPR delete, retired state). */
   deleteEntity(entity: EntityRef): Promise<void>;
+  /** Whether the store serves calls now (memory: not stopped by a journal error or closed; Redis: connected). */
+  health(): PartHealth;
   /** Makes the state durable (embedded: snapshot to DATA_DIR; Redis: no-op) and releases resources. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../services/types.js';
+import { up } from '../../infra/health.js';
 import { topicEventSchema } from '../../schemas/http/counters.js';
 import { startStage } from '../stage.js';
 import { createEventApplier, EVENTS_TOPIC } from './apply-events.js';
@@ -20,5 +21,6 @@ export async function startCounterPipeline(deps: { platform: Platform; configs: 
       await stage.stop();
       await deps.flusher.stop();
     },
+    health: () => stage.health?.() ?? up,
   };
 }

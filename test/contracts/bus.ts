@@ -120,6 +120,17 @@ export function busContract(name: string, makeBus: () => Promise<Bus>, opts: Bus
       await Promise.allSettled(open.splice(0).map((b) => b.close()));
     });
 
+    it('reports itself and a running subscription up, and down once closed or stopped', async () => {
+      const { bus, topic, groupId } = await seeded('health', 1, 1);
+      expect(await bus.health()).toEqual({ ok: true });
+      const subscription = await bus.subscribe({ groupId, topics: [topic], eachBatch: async () => undefined });
+      expect(subscription.health()).toEqual({ ok: true });
+      await subscription.stop();
+      expect(subscription.health()).toMatchObject({ ok: false });
+      await bus.close();
+      expect(await bus.health()).toMatchObject({ ok: false, detail: 'closed' });
+    });
+
     it('ensureTopics is idempotent and leaves an existing topic as it is', async () => {
       const bus = await newBus();
       const topic = uniqueName('ensure');

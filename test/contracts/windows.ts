@@ -310,6 +310,14 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
       expect(await readSum('u1', 'n')).toBe(0);
     });
 
+    it('reports itself up while it serves calls, and down once closed', async () => {
+      const own = await makeStore();
+      await own.apply([{ entity: ent('h1'), updates: [sum('n', 1, 1)] }]);
+      expect(own.health()).toEqual({ ok: true });
+      await own.close();
+      expect(own.health()).toMatchObject({ ok: false, detail: expect.any(String) });
+    });
+
     it('forgets an entity idle longer than the idle ttl', async () => {
       const idle = await makeStore({ idleTtlMs: 100 });
       try {

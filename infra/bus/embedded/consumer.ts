@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Batch, SubscribeOptions, Subscription } from '../types.js';
+import { down, up } from '../../health.js';
 import type { OffsetStore } from './offset-store.js';
 import type { PartitionLog } from './partition-log.js';
 import type { StoredRecord } from './record.js';
@@ -150,5 +151,7 @@ export async function startConsumer(deps: ConsumerDeps, options: SubscribeOption
       await loop;
       unlisten();
     },
+    // The loop retries a failing batch forever (with back-off) and ends only on stop().
+    health: () => (stopping.signal.aborted ? down('stopped') : up),
   };
 }

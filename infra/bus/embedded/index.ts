@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { Bus, OutgoingMessage, Subscription } from '../types.js';
+import { down, up } from '../../health.js';
 import { startConsumer } from './consumer.js';
 import { partitionForKey } from '../murmur2.js';
 import { createOffsetStore } from './offset-store.js';
@@ -103,7 +104,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
         throw new Error(`consumer group ${options.groupId} already has a subscription in this process`);
       }
       // Reserve the group before the first await so two concurrent calls cannot both pass.
-      const placeholder: Subscription = { stop: async () => undefined };
+      const placeholder: Subscription = { stop: async () => undefined, health: () => up };
       subscriptions.set(options.groupId, placeholder);
       try {
         const inner = await startConsumer(
@@ -126,6 +127,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
             await inner.stop();
             if (subscriptions.get(options.groupId) === subscription) subscriptions.delete(options.groupId);
           },
+          health: () => inner.health(),
         };
         subscriptions.set(options.groupId, subscription);
         return subscription;
@@ -133,6 +135,11 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
         subscriptions.delete(options.groupId);
         throw err;
       }
+    },
+
+    async health() {
+      if (closed) return down('closed');
+      return lock.held ? up : down(`read-only: another process (pid ${lock.ownerPid}) writes this log`);
     },
 
     async lag(groupId, topic) {

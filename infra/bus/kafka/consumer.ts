@@ -1,6 +1,7 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Batch, ConsumedMessage, Headers, SubscribeOptions, Subscription } from '../types.js';
+import { down, up } from '../../health.js';
 
 export interface GroupTuning {
   /** Partition batches handled at once by one member; order within a partition is kept regardless. */
@@ -70,8 +71,18 @@ export async function subscribeGroup(kafka: Kafka, log: Logger, options: Subscri
     throw err;
   }
   let stopping: Promise<void> | undefined;
-  // disconnect() stops fetching, waits for the batch in flight (which commits) and leaves the group.
-  return { stop: () => (stopping ??= consumer.disconnect()) };
+  // A crash kafkajs does not restart from leaves the member stopped for good: /health says so.
+  let crashed: string | undefined;
+  consumer.on(consumer.events.CRASH, (e) => {
+    if (e.payload.restart) return;
+    crashed = `crashed: ${e.payload.error.name}`;
+    log.error({ err: e.payload.error, groupId: options.groupId }, 'consumer crashed and will not restart');
+  });
+  return {
+    // disconnect() stops fetching, waits for the batch in flight (which commits) and leaves the group.
+    stop: () => (stopping ??= consumer.disconnect()),
+    health: () => (crashed ? down(crashed) : stopping ? down('stopped') : up),
+  };
 }
 
 async function handleBatch(payload: EachBatchPayload, options: SubscribeOptions, log: Logger): Promise<void> {

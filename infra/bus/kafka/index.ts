@@ -1,6 +1,7 @@
 import { Kafka, type Admin, type Message, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { Bus, OutgoingMessage, Subscription } from '../types.js';
+import { down, up } from '../../health.js';
 import { groupLag, ensureTopics } from './admin.js';
 import { groupCommit } from '../../group-commit.js';
 import { chunkBySize } from '../../chunk.js';
@@ -121,9 +122,20 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
           subscriptions.delete(subscription);
           await inner.stop();
         },
+        health: () => inner.health(),
       };
       subscriptions.add(subscription);
       return subscription;
+    },
+
+    async health() {
+      if (closed) return down('closed');
+      try {
+        const { brokers } = await (await admin.get()).describeCluster();
+        return brokers.length > 0 ? up : down('no Kafka broker in the cluster');
+      } catch {
+        return down('no Kafka broker answers');
+      }
     },
 
     async lag(groupId, topic) {

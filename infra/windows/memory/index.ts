@@ -1,4 +1,5 @@
 import type { WindowStore } from '../types.js';
+import { down, up } from '../../health.js';
 import { Persistence, execute, type JournalRecord } from './persistence.js';
 import { WindowState } from './state.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkReads, checkPositive } from '../validate.js';
@@ -71,6 +72,9 @@ export async function createMemoryWindowStore(opts: MemoryWindowStoreOptions = {
     },
     async deleteEntity(entity) {
       await change({ at: Date.now(), op: 'deleteEntity', entity });
+    },
+    health() {
+      return stopped ? down(stopped.message) : up;
     },
     async close() {
       if (stopped) return;

@@ -4,6 +4,7 @@ import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { APPLY, CLAIM, READ, TAKE_DUE } from './scripts.js';
 import { outageOptions } from './outage.js';
+import { down, up } from '../../health.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -91,6 +92,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   const key = keys(opts.keyPrefix ?? 'w:');
   const redis = new Redis(opts.url, { enableAutoPipelining: true, ...outageOptions(opts.commandTimeoutMs ?? 1000) });
   redis.on('error', (err: Error) => opts.onConnectionError?.(err));
+  let closed = false;
   redis.defineCommand('weirWindowApply', { lua: APPLY });
   redis.defineCommand('weirWindowClaim', { lua: CLAIM });
   redis.defineCommand('weirWindowRead', { numberOfKeys: 1, lua: READ });
@@ -150,8 +152,14 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       // Once-claims stay until their TTL: they guard against redelivery, and hold no entity data.
       await redis.unlink(key.entity(entity));
     },
+    health() {
+      if (closed) return down('closed');
+      return redis.status === 'ready' ? up : down(`not connected to Redis (${redis.status})`);
+    },
     async close() {
-      await redis.quit();
+      closed = true;
+      // Unreachable, there is nothing to say goodbye to: drop the connection and stop reconnecting.
+      await redis.quit().catch(() => redis.disconnect());
     },
   };
 }

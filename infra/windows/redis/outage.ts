@@ -42,6 +42,7 @@ export function failFastOnOutage(store: WindowStore): WindowStore {
     schedule: guard(store.schedule.bind(store)),
     takeDue: guard(store.takeDue.bind(store)),
     deleteEntity: guard(store.deleteEntity.bind(store)),
+    health: () => store.health(),
     close: () => store.close(),
   };
 }

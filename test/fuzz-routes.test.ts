@@ -1,0 +1,128 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { services } from '../services/index.js';
+import { startTestProcess } from './support/process.js';
+import { FIXTURE_LISTS_DIR } from './fixtures/sanctions/paths.js';
+
+/** Every service's OpenAPI document: the fuzz sends random requests to every route they list. */
+const DOCUMENTS = ['/rule-engine/openapi.json', '/v1/counter-stream/openapi.json', '/v1/aml/openapi.json'];
+/** The issue's bound on any answer, bad input included. */
+const SLOWEST_MS = 1000;
+const RUNS = 600;
+
+interface Operation {
+  method: string;
+  template: string;
+  /** Field names of the documented body, so random bodies sometimes carry the right keys. */
+  fields: string[];
+}
+
+interface Sent {
+  op: Operation;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>> };
+
+function operationsOf(doc: Doc): Operation[] {
+  return Object.entries(doc.paths).flatMap(([template, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      template,
+      fields: Object.keys(op.requestBody?.content['application/json']?.schema.properties ?? {}),
+    })),
+  );
+}
+
+/** Printable ASCII: what an HTTP header value may hold. */
+const headerText = fc.stringMatching(/^[\x20-\x7e]{0,60}$/);
+const optional = <T>(arb: fc.Arbitrary<T>, freq = 2) => fc.option(arb, { nil: undefined, freq });
+
+// Mostly the caller's own organization, so most requests get past the key checks to the handlers.
+const pathValue = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('org_a') },
+  { weight: 3, arbitrary: fc.constantFrom('org_b', 'user_1', 'ofac-sdn-306', 'rule-1', 'entity_counters', '..', '.', ' ', '%', '\u0000', 'a'.repeat(300)) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
+);
+
+const headersArb = fc.record({
+  'x-api-key': optional(fc.oneof({ weight: 4, arbitrary: fc.constant('key_a') }, { weight: 1, arbitrary: fc.constant('key_b') }, { weight: 1, arbitrary: headerText }), 6),
+  'x-org-id': optional(fc.oneof({ weight: 4, arbitrary: fc.constant('org_a') }, { weight: 1, arbitrary: fc.constantFrom('org_b') }, { weight: 1, arbitrary: headerText }), 6),
+  'content-type': optional(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'text/plain', 'application/vnd.api+json', 'multipart/form-data')),
+  'content-encoding': optional(fc.constantFrom('identity', 'gzip', 'br', 'deflate', 'x-nonsense')),
+  'idempotency-key': optional(headerText),
+  'x-request-id': optional(headerText),
+});
+
+/** A random body: JSON of any shape, the route's own field names with random values, or raw text. */
+const bodyArb = (fields: string[]): fc.Arbitrary<string | undefined> =>
+  fc.oneof(
+    fc.constant(undefined),
+    fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+    (fields.length > 0 ? fc.dictionary(fc.constantFrom(...fields), fc.jsonValue({ maxDepth: 3 }), { maxKeys: fields.length }) : fc.object()).map((v) => JSON.stringify(v)),
+    fc.string({ maxLength: 200 }),
+    fc.constantFrom('{', '[', 'null', '"x"', '1e999', '{"__proto__":{"x":1}}', `{"a":${'['.repeat(5000)}`),
+  );
+
+const queryArb = fc.dictionary(fc.constantFrom('ruleIds', 'limit', 'offset', 'format', 'x'), fc.oneof(fc.string({ maxLength: 20 }), fc.integer().map(String)), { maxKeys: 3 });
+
+const requestArb = (operations: Operation[]): fc.Arbitrary<Sent> =>
+  fc.constantFrom(...operations).chain((op) => {
+    const names = [...op.template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    return fc.record({
+      op: fc.constant(op),
+      path: fc.tuple(...names.map(() => pathValue)).map((values) => {
+        let i = 0;
+        return op.template.replace(/\{(\w+)\}/g, () => encodeURIComponent(values[i++]!));
+      }),
+      query: queryArb.map((q) => new URLSearchParams(q).toString()),
+      headers: headersArb.map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined)) as Record<string, string>),
+      body: op.method === 'GET' || op.method === 'DELETE' ? fc.constant(undefined) : bodyArb(op.fields),
+    });
+  });
+
+describe('fuzz: random requests to every documented route', () => {
+  let p: Awaited<ReturnType<typeof startTestProcess>>;
+  let operations: Operation[] = [];
+
+  beforeAll(async () => {
+    p = await startTestProcess({ services, env: { SANCTIONS_DATA_DIR: FIXTURE_LISTS_DIR, API_KEYS: 'org_a:key_a,org_b:key_b:starter' } });
+    for (const doc of DOCUMENTS) operations.push(...operationsOf((await (await fetch(p.url + doc)).json()) as Doc));
+    operations = operations.filter((op) => op.template !== '/health');
+    // The first screen waits for the lists' first load; the fuzz measures answers, not start-up.
+    for (let i = 0; i < 200; i++) {
+      const lists = (await (await fetch(`${p.url}/v1/aml/lists`, { headers: { 'x-api-key': 'key_a' } })).json()) as { status: string };
+      if (lists.status === 'ready') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+  afterAll(async () => {
+    await p?.stop();
+  });
+
+  it('covers every service', () => {
+    const templates = operations.map((op) => op.template);
+    for (const prefix of ['/transaction/', '/rules/', '/tables/', '/fields/', '/v1/counters/', '/v1/events/', '/v1/entities/', '/v1/aml/']) {
+      expect(templates.some((t) => t.startsWith(prefix)), prefix).toBe(true);
+    }
+  });
+
+  it(`answers every request below 500 and within ${SLOWEST_MS} ms`, async () => {
+    await fc.assert(
+      fc.asyncProperty(requestArb(operations), async (sent) => {
+        const started = performance.now();
+        const res = await fetch(`${p.url}${sent.path}${sent.query ? `?${sent.query}` : ''}`, { method: sent.op.method, headers: sent.headers, body: sent.body });
+        const text = await res.text();
+        const ms = performance.now() - started;
+        const what = `${sent.op.method} ${sent.path} -> ${res.status} in ${Math.round(ms)} ms: ${text.slice(0, 300)}`;
+        expect(res.status, what).toBeLessThan(500);
+        expect(ms, what).toBeLessThan(SLOWEST_MS);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
