@@ -7,6 +7,7 @@ import type { Stoppable } from '../services/types.js';
 import { describeZodError } from '../api/http/validate.js';
 import { CodecError } from '../infra/codec/types.js';
 import { breather } from '../infra/breather.js';
+import { handleIsolating, type IsolateOptions } from './handler-failures.js';
 
 export interface Decoded<T> {
   value: T;
@@ -20,13 +21,19 @@ export interface StageOptions<T> {
   topic: string;
   schema: ZodType<T>;
   /**
-   * Applies the valid records of one partition batch. Must be idempotent: after a crash the batch
-   * is delivered again. Resolving commits the batch; throwing retries it.
+   * Applies the valid records of one partition batch (or a part of it, see `handleIsolating`).
+   * Must be idempotent: after a crash the batch is delivered again. Resolving commits the batch; a
+   * transient failure retries it whole; any other failure is retried, then the batch is split
+   * until the record that fails alone goes to `<topic>.dlq` with the reason, and the rest commits.
    */
   handle(records: Decoded<T>[], batch: Batch): Promise<void>;
   /** Partition batches handled at once (SubscribeOptions.concurrency). */
   concurrency?: number;
+  /** How often a failing group of records is tried before it is split. Default 3 attempts, 100 ms apart at first. */
+  retry?: IsolateOptions;
 }
+
+const DEFAULT_RETRY: IsolateOptions = { attempts: 3, backoffMs: 100 };
 
 interface StageMetrics {
   processed: Counter<'stage'>;
@@ -52,7 +59,8 @@ function stageMetrics(registry: Registry): StageMetrics {
 
 /**
  * The shape of every Kafka stage: decode (JSON or Avro), validate with zod, send failures to
- * `<topic>.dlq` with the reason in a header, hand the rest to `handle`, commit.
+ * `<topic>.dlq` with the reason in a header, hand the rest to `handle` (a record it keeps failing
+ * on goes to the dead-letter topic too), commit.
  */
 export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
   const { bus, codec, log, metrics } = opts.platform;
@@ -90,7 +98,14 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
         m.deadLettered.inc({ stage: opts.name }, rejected.length);
         stageLog.warn({ count: rejected.length, first: rejected[0]!.reason }, 'messages dead-lettered');
       }
-      if (valid.length > 0) await opts.handle(valid, batch);
+      if (valid.length > 0) {
+        const failed = await handleIsolating(valid, (records) => opts.handle(records, batch), opts.retry ?? DEFAULT_RETRY);
+        if (failed.length > 0) {
+          await deadLetter(bus, opts.topic, failed.map((f) => ({ message: f.record.message, reason: f.reason })));
+          m.deadLettered.inc({ stage: opts.name }, failed.length);
+          stageLog.error({ count: failed.length, first: failed[0]!.reason, offset: failed[0]!.record.message.offset, partition: batch.partition }, 'messages the handler kept failing on dead-lettered');
+        }
+      }
       m.processed.inc({ stage: opts.name }, batch.messages.length);
       const last = batch.messages.at(-1);
       if (last) m.lag.set({ stage: opts.name, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(last.offset) - 1));

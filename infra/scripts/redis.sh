@@ -6,8 +6,9 @@
 #   infra/scripts/redis.sh status   prints the URL and exits 0 when one answers, else exits 3
 #
 # The machine's Redis on 127.0.0.1:6379 (WEIR_REDIS_SHARED_PORT) is used when it answers PONG. Otherwise Debian's
-# redis-server is installed when missing and started without persistence on WEIR_REDIS_PORT
-# (default 16379, a free one when that is busy), with its pid and log under WEIR_REDIS_RUN_DIR.
+# redis-server is installed when missing and started on WEIR_REDIS_PORT (default 16379, a free one
+# when that is busy) with the persistence Weir needs (redis-durability.conf: AOF, appendfsync
+# always), its AOF, pid and log under WEIR_REDIS_RUN_DIR.
 set -euo pipefail
 
 SHARED_PORT="${WEIR_REDIS_SHARED_PORT:-6379}"
@@ -47,7 +48,8 @@ start() {
   local port
   port="$(pick_port "${WEIR_REDIS_PORT:-16379}")"
   mkdir -p "$RUN_DIR"
-  redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+  redis-server "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/redis-durability.conf" \
+    --daemonize yes --bind 127.0.0.1 --port "$port" \
     --dir "$RUN_DIR" --pidfile "$PID_FILE" --logfile "$RUN_DIR/redis.log" >&2
   echo "$port" >"$PORT_FILE"
   for _ in $(seq 1 50); do

@@ -30,9 +30,19 @@ const caughtUp = (batch: Batch): boolean => {
   return last === undefined || BigInt(last.offset) + 1n >= BigInt(batch.highWatermark);
 };
 
+/** One INSERT of JSONEachRow lines. */
+async function insertRows(platform: Platform, rows: string[]): Promise<void> {
+  // The lines are JSON already: an INSERT with a raw body, as the client's insert() would not take them.
+  const values = Readable.from([rows.join('\n')], { objectMode: false });
+  const { stream } = await platform.analytics.exec({ query: 'INSERT INTO decisions FORMAT JSONEachRow', values, clickhouse_settings: DECISIONS_INSERT_SETTINGS });
+  stream.destroy();
+}
+
 /**
  * Rows (JSONEachRow lines) of concurrent batches gathered into one insert: `write` resolves once
  * its rows are in ClickHouse (so each batch still commits only after its own rows are written).
+ * When a shared insert fails, each batch writes its own rows alone, so a row ClickHouse refuses
+ * fails only its own batch (which the stage then splits down to that row).
  */
 function sharedInserts(platform: Platform) {
   let open: string[] | undefined;
@@ -43,8 +53,9 @@ function sharedInserts(platform: Platform) {
     write(rows: string[], batch: Batch): Promise<void> {
       if (!caughtUp(batch)) behind = true;
       if (open) {
-        open.push(...rows);
-        return written;
+        const shared = open;
+        shared.push(...rows);
+        return written.catch((err: unknown) => (shared.length > rows.length ? insertRows(platform, rows) : Promise.reject(err)));
       }
       const group = (open = [...rows]);
       const previous = written.catch(() => undefined);
@@ -54,13 +65,10 @@ function sharedInserts(platform: Platform) {
         if (wait > 0 && !behind) await sleep(wait);
         open = undefined; // later batches start the next insert
         behind = false;
-        // The lines are JSON already: an INSERT with a raw body, as the client's insert() would not take them.
-        const values = Readable.from([group.join('\n')], { objectMode: false });
-        const { stream } = await platform.analytics.exec({ query: 'INSERT INTO decisions FORMAT JSONEachRow', values, clickhouse_settings: DECISIONS_INSERT_SETTINGS });
-        stream.destroy();
+        await insertRows(platform, group);
         lastInsert = performance.now();
       })();
-      return written;
+      return written.catch((err: unknown) => (group.length > rows.length ? insertRows(platform, rows) : Promise.reject(err)));
     },
   };
 }

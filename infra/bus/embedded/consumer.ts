@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Batch, SubscribeOptions, Subscription } from '../types.js';
 import { down, up } from '../../health.js';
@@ -24,6 +23,9 @@ interface Assignment {
   log: PartitionLog;
   /** Next offset to deliver. */
   position: number;
+  /** Failed deliveries in a row, and when the next may be tried: a failing partition waits alone. */
+  failures: number;
+  retryAt: number;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -88,7 +90,7 @@ async function assign(deps: ConsumerDeps, options: SubscribeOptions): Promise<As
       if (start > log.endOffset) {
         deps.log.warn({ groupId: options.groupId, topic, partition, committed: start, end: log.endOffset }, 'committed offset is past the end of the log; starting at the end');
       }
-      assignments.push({ topic, partition, log, position: Math.min(start, log.endOffset) });
+      assignments.push({ topic, partition, log, position: Math.min(start, log.endOffset), failures: 0, retryAt: 0 });
     }
   }
   return assignments;
@@ -122,23 +124,28 @@ export async function startConsumer(deps: ConsumerDeps, options: SubscribeOption
   }
 
   const loop = (async () => {
-    let failures = 0;
     while (!stopping.signal.aborted) {
       let delivered = false;
+      let nextRetry = Infinity;
       for (const a of assignments) {
         if (stopping.signal.aborted) break;
+        if (a.retryAt > Date.now()) {
+          nextRetry = Math.min(nextRetry, a.retryAt);
+          continue;
+        }
         try {
           delivered = (await deliver(a)) || delivered;
-          failures = 0;
+          a.failures = 0;
         } catch (err) {
-          failures++;
-          const retryInMs = Math.min(deps.retryBackoffMs * 2 ** (failures - 1), MAX_BACKOFF_MS);
-          log.warn({ err, topic: a.topic, partition: a.partition, offset: a.position, attempt: failures, retryInMs }, 'batch failed, retrying it uncommitted');
-          await sleep(retryInMs, undefined, { signal: stopping.signal }).catch(() => undefined);
-          delivered = true;
+          a.failures++;
+          const retryInMs = Math.min(deps.retryBackoffMs * 2 ** (a.failures - 1), MAX_BACKOFF_MS);
+          a.retryAt = Date.now() + retryInMs;
+          nextRetry = Math.min(nextRetry, a.retryAt);
+          log.warn({ err, topic: a.topic, partition: a.partition, offset: a.position, attempt: a.failures, retryInMs }, 'batch failed, retrying it uncommitted');
         }
       }
-      if (!delivered && !(await wakeup.wait(deps.pollIntervalMs))) {
+      const waitMs = Math.max(0, Math.min(deps.pollIntervalMs, nextRetry - Date.now()));
+      if (!delivered && !(await wakeup.wait(waitMs))) {
         // Nothing arrived in this process for a while: look for appends by another process.
         await Promise.all(assignments.map((a) => a.log.refresh())).catch((err: unknown) => log.warn({ err }, 'log refresh failed'));
       }

@@ -6,6 +6,15 @@ export function replicationFactorFor(brokerCount: number): number {
   return Math.max(1, Math.min(3, brokerCount));
 }
 
+/**
+ * Copies that must have a write before `acks=all` answers: two wherever there are two copies, so
+ * an acknowledged message survives the loss of a broker; one on a single broker, where nothing
+ * more is possible.
+ */
+export function minInsyncReplicasFor(replicationFactor: number): number {
+  return Math.min(2, replicationFactor);
+}
+
 /** Creates the topics that do not exist yet; existing topics keep their partitions. */
 export async function ensureTopics(admin: Admin, topics: TopicSpec[]): Promise<void> {
   const existing = new Set(await admin.listTopics());
@@ -17,7 +26,12 @@ export async function ensureTopics(admin: Admin, topics: TopicSpec[]): Promise<v
   // throw) when every topic it was asked for already exists.
   await admin.createTopics({
     waitForLeaders: true,
-    topics: missing.map((t) => ({ topic: t.topic, numPartitions: t.partitions, replicationFactor })),
+    topics: missing.map((t) => ({
+      topic: t.topic,
+      numPartitions: t.partitions,
+      replicationFactor,
+      configEntries: [{ name: 'min.insync.replicas', value: String(minInsyncReplicasFor(replicationFactor)) }],
+    })),
   });
 }
 
