@@ -87,6 +87,8 @@ describe('analytics HTTP interface', () => {
     expect(await analyst.ping()).toEqual({ success: true });
     const root = await fetch(`${server.url}/`);
     expect(await root.text()).toBe('Ok.\n');
+    expect((await fetch(`${server.url}/play`)).status).toBe(404);
+    expect((await fetch(`${server.url}/`, { method: 'DELETE' })).status).toBe(405);
   });
 
   it('compresses the answer when the client asks, and reads a compressed request', async () => {

@@ -96,8 +96,14 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
       res.end('Ok.\n');
       return;
     }
-    if (url.pathname !== '/') throw ownError(1, 'UNSUPPORTED_METHOD', `There is no handle ${url.pathname}: use / or /ping`);
-    if (req.method !== 'GET' && req.method !== 'POST') throw ownError(1, 'UNSUPPORTED_METHOD', `HTTP method ${req.method} is not served: use GET or POST`);
+    if (url.pathname !== '/' || (req.method !== 'GET' && req.method !== 'POST')) {
+      // As a server answers a request no handler takes: plain text, no exception code.
+      res.statusCode = url.pathname !== '/' ? 404 : 405;
+      res.setHeader('Content-Type', 'text/plain; charset=UTF-8');
+      res.end(`There is no handle ${req.method} ${url.pathname}: send queries with POST / or GET /?query=, health checks to /ping\n`);
+      req.resume();
+      return;
+    }
     await answerQuery(req, res, url);
   };
 
@@ -107,7 +113,7 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
       if (!(err instanceof ClickHouseHttpError)) log.error({ err }, 'analytics request failed');
       else log.debug({ code: e.code, type: e.type }, 'analytics query refused');
       if (res.headersSent) return void res.destroy();
-      res.statusCode = e.type === 'UNSUPPORTED_METHOD' ? 404 : httpStatusOf(e.type);
+      res.statusCode = httpStatusOf(e.type);
       res.setHeader('X-ClickHouse-Exception-Code', String(e.code));
       res.setHeader('Content-Type', 'text/plain; charset=UTF-8');
       res.end(`${e.text}\n`);
