@@ -73,10 +73,10 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
     }
     res.setHeader('X-ClickHouse-Query-Id', query.queryId ?? randomUUID());
     res.setHeader('X-ClickHouse-Format', format);
+    // What the engine reports of the query; a read-only query writes nothing.
     res.setHeader('X-ClickHouse-Summary', JSON.stringify({
       read_rows: String(out.rowsRead), read_bytes: String(out.bytesRead), written_rows: '0', written_bytes: '0',
-      total_rows_to_read: String(out.rowsRead), result_rows: '0', result_bytes: String(out.bytes.byteLength),
-      elapsed_ns: String(Math.round(out.elapsedSeconds * 1e9)),
+      result_bytes: String(out.bytes.byteLength), elapsed_ns: String(Math.round(out.elapsedSeconds * 1e9)),
     }));
     res.setHeader('Content-Type', 'text/plain; charset=UTF-8');
     const accepted = String(req.headers['accept-encoding'] ?? '').toLowerCase();
