@@ -163,6 +163,9 @@ describe('analytics HTTP interface', () => {
     const garbled = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Encoding': 'gzip' }, body: 'SELECT 1' });
     expect(garbled.status).toBe(400);
     expect(await garbled.text()).toMatch(/^Code: 36\. DB::Exception: Request body is not valid gzip/);
+    const torn = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Type': 'multipart/form-data; boundary=x' }, body: '--x\r\nbroken' });
+    expect(torn.status).toBe(400);
+    expect(await torn.text()).toMatch(/multipart\/form-data body could not be read/);
     const native = await fetch(`${server.url}/?compress=1`, { method: 'POST', headers, body: 'SELECT 1' });
     expect(native.status).toBe(501);
     expect(await native.text()).toMatch(/NOT_IMPLEMENTED/);

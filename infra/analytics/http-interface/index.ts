@@ -6,7 +6,7 @@ import { brotliCompress, deflate, gzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { AnalyticsUserEntry } from '../../config.js';
 import { AnalyticsUsers } from './users.js';
-import { authenticationFailed, ClickHouseHttpError, httpStatusOf, ownError } from './errors.js';
+import { authenticationFailed, badArguments, ClickHouseHttpError, httpStatusOf, ownError } from './errors.js';
 import { credentialsOf, queryRequestOf } from './request.js';
 import { readBody } from './body.js';
 import { runInSession, sessionPreamble, type Limits } from './session.js';
@@ -43,6 +43,16 @@ const COMPRESSORS: [string, (b: Uint8Array) => Promise<Buffer>][] = [
   ['deflate', promisify(deflate)],
 ];
 
+/** The fields of a multipart body (the client's `use_multipart_params`). */
+async function formFields(body: Buffer, contentType: string): Promise<Map<string, string>> {
+  try {
+    const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+    return new Map([...form].map(([k, v]) => [k, String(v)]));
+  } catch {
+    throw badArguments('The multipart/form-data body could not be read');
+  }
+}
+
 /**
  * The part of ClickHouse's HTTP interface that its clients use (`@clickhouse/client`, Grafana's
  * plugin, curl), served from this process over its chDB engine: `POST /` and `GET /?query=`,
@@ -59,9 +69,7 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
     if (!users.verify(user, password)) throw authenticationFailed(user);
     const body = req.method === 'POST' ? await readBody(req, BODY_LIMIT) : Buffer.alloc(0);
     const contentType = req.headers['content-type'] ?? '';
-    const form = contentType.startsWith('multipart/form-data')
-      ? new Map([...(await new Response(body, { headers: { 'content-type': contentType } }).formData())].map(([k, v]) => [k, String(v)]))
-      : undefined;
+    const form = contentType.startsWith('multipart/form-data') ? await formFields(body, contentType) : undefined;
     const query = queryRequestOf(url, req.headers, body.toString('utf8'), form);
     const format = query.defaultFormat ?? 'TabSeparated';
     const release = await slots.take();
