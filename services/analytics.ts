@@ -1,5 +1,11 @@
 import type { ServiceModule } from './types.js';
-import { analyticsRouter } from '../api/analytics/routes.js';
+import type { Platform } from '../infra/platform.js';
+import { analyticsRouter, type CounterColumns } from '../api/analytics/routes.js';
+
+export interface AnalyticsServiceDeps {
+  /** An organization's counter table and columns (the counter service's configuration). */
+  counterColumns: (platform: Platform, orgId: string) => ReturnType<CounterColumns>;
+}
 
 /**
  * Analytics reads for organizations (docs/analytics.md): the documented queries over the other
@@ -7,11 +13,12 @@ import { analyticsRouter } from '../api/analytics/routes.js';
  * operators' way in, ClickHouse's HTTP interface on chDB, is started by the process itself
  * (ANALYTICS_PORT, app/start.ts).
  */
-export const analyticsService: ServiceModule = {
+export const analyticsService = (deps: AnalyticsServiceDeps): ServiceModule => ({
   name: 'analytics',
   topics: [],
   migrations: [],
   async create({ platform, keys }) {
-    return { router: analyticsRouter({ analytics: platform.analytics, keys, bodyLimit: platform.config.BODY_LIMIT }) };
+    const counterColumns: CounterColumns = (orgId) => deps.counterColumns(platform, orgId);
+    return { router: analyticsRouter({ analytics: platform.analytics, keys, counterColumns, bodyLimit: platform.config.BODY_LIMIT }) };
   },
-};
+});

@@ -2,6 +2,7 @@ import type { Platform } from '../infra/platform.js';
 import type { CounterReader } from './ports.js';
 import type { ServiceModule } from './types.js';
 import { createCounterTable } from '../pipelines/counters/counter-table.js';
+import { columnOf, type CounterColumn } from '../domain/counters/compile.js';
 import { configMigration, createConfigStore, type ConfigStore } from '../pipelines/counters/config-store.js';
 import { createFlusher } from '../pipelines/counters/flusher.js';
 import { createLiveValues } from '../pipelines/counters/live.js';
@@ -64,6 +65,16 @@ export const countersService: ServiceModule = {
     };
   },
 };
+
+/**
+ * The counter table of an organization and the columns it writes there (its counters, retired ones
+ * included): what a read of that table may select for it, since other organizations' counters may
+ * be columns of the same table.
+ */
+export async function counterColumnsOf(platform: Platform, orgId: string): Promise<{ table: string; columns: CounterColumn[] } | null> {
+  const c = await configStoreOf(platform).current(orgId);
+  return c && { table: c.config.table_name, columns: [...c.counters.map((x) => columnOf(x.def)), ...c.retired] };
+}
 
 /** The CounterReader port for the rule engine: live values as of now, retired columns as last flushed. */
 export function createCounterReader(platform: Platform): CounterReader {

@@ -1,8 +1,8 @@
 import type { ServiceModule } from './types.js';
-import { countersService, createCounterReader } from './counters.js';
+import { counterColumnsOf, countersService, createCounterReader } from './counters.js';
 import { rulesService } from './rules.js';
 import { screeningService } from './screening.js';
 import { analyticsService } from './analytics.js';
 
 /** Every service of the process, in mount order. A new service is a new module added here. */
-export const services: ServiceModule[] = [countersService, rulesService({ counters: createCounterReader }), screeningService, analyticsService];
+export const services: ServiceModule[] = [countersService, rulesService({ counters: createCounterReader }), screeningService, analyticsService({ counterColumns: counterColumnsOf })];

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestProcess } from './support/process.js';
 import { fetchOpenApi, undocumentedRoutes } from './support/openapi.js';
 import { analyticsService } from '../services/analytics.js';
+import { counterColumnsOf } from '../services/counters.js';
 import { seedAnalytics } from './fixtures/analytics-seed.js';
 
 /**
@@ -20,7 +21,7 @@ const get = async (path: string, org = 'org_a', key = `key_${org.slice(4)}`) => 
 
 beforeAll(async () => {
   p = await startTestProcess({
-    services: [analyticsService],
+    services: [analyticsService({ counterColumns: counterColumnsOf })],
     env: { CLICKHOUSE_DATABASE: DATABASE, ANALYTICS_PORT: '0', ANALYTICS_USERS: 'analyst:pw' },
   });
   await seedAnalytics(p.platform.analytics, DATABASE);
@@ -62,6 +63,17 @@ describe('GET /v1/analytics/{org_id}/...', () => {
       rows: [{ version: 2, created_at: '2030-03-01T08:30:00.000Z', counters: 2, table_name: 'entity_counters' }],
       limit: 1, offset: 0, next_offset: 1,
     });
+  });
+
+  it("answers an entity's counters as last flushed, with only the organization's own counters", async () => {
+    expect((await get('/v1/analytics/org_a/entities/u1/counters')).body.data).toEqual({
+      entity_id: 'u1', counters: { logins_1h: 5, amount_24h: 250 }, updated_at: '2030-03-01T11:00:00.000Z',
+    });
+    expect((await get('/v1/analytics/org_b/entities/u1/counters', 'org_b')).body.data).toEqual({
+      entity_id: 'u1', counters: { secret_b: 42 }, updated_at: '2030-03-01T11:00:00.000Z',
+    });
+    expect((await get('/v1/analytics/org_a/entities/nobody/counters')).body.data).toBeNull();
+    expect((await get('/v1/analytics/org_a/entities/u1/counters', 'org_b')).status).toBe(403);
   });
 
   it("keeps every organization to its own rows: org_b sees only its own, and may not ask for org_a's", async () => {
@@ -106,11 +118,12 @@ describe('GET /v1/analytics/{org_id}/...', () => {
       '/v1/analytics/openapi.json',
       '/v1/analytics/{org_id}/counters/configs',
       '/v1/analytics/{org_id}/decisions/hourly',
+      '/v1/analytics/{org_id}/entities/{entity_id}/counters',
       '/v1/analytics/{org_id}/rules/top',
       '/v1/analytics/{org_id}/screenings/hits',
       '/v1/analytics/{org_id}/transactions/{transaction_id}',
     ]);
-    expect(await undocumentedRoutes(p.url, doc, { org_id: 'org_a', transaction_id: 'tx1' }, { 'x-org-id': 'org_a', 'x-api-key': 'key_a' })).toEqual([]);
+    expect(await undocumentedRoutes(p.url, doc, { org_id: 'org_a', transaction_id: 'tx1', entity_id: 'u1' }, { 'x-org-id': 'org_a', 'x-api-key': 'key_a' })).toEqual([]);
   });
 });
 

@@ -87,6 +87,8 @@ describe('analytics HTTP interface', () => {
     expect(await analyst.ping()).toEqual({ success: true });
     const root = await fetch(`${server.url}/`);
     expect(await root.text()).toBe('Ok.\n');
+    expect((await fetch(`${server.url}/play`)).status).toBe(404);
+    expect((await fetch(`${server.url}/`, { method: 'DELETE' })).status).toBe(405);
   });
 
   it('compresses the answer when the client asks, and reads a compressed request', async () => {
@@ -161,6 +163,12 @@ describe('analytics HTTP interface', () => {
     const garbled = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Encoding': 'gzip' }, body: 'SELECT 1' });
     expect(garbled.status).toBe(400);
     expect(await garbled.text()).toMatch(/^Code: 36\. DB::Exception: Request body is not valid gzip/);
+    const torn = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Type': 'multipart/form-data; boundary=x' }, body: '--x\r\nbroken' });
+    expect(torn.status).toBe(400);
+    expect(await torn.text()).toMatch(/multipart\/form-data body could not be read/);
+    const native = await fetch(`${server.url}/?compress=1`, { method: 'POST', headers, body: 'SELECT 1' });
+    expect(native.status).toBe(501);
+    expect(await native.text()).toMatch(/NOT_IMPLEMENTED/);
     const unknown = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Encoding': 'lz4' }, body: 'SELECT 1' });
     expect(unknown.headers.get('x-clickhouse-exception-code')).toBe('89');
   });

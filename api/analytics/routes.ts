@@ -1,12 +1,14 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Analytics } from '../../infra/analytics/types.js';
-import { QUERIES, type QueryName } from '../../domain/analytics/queries.js';
+import { orgEntityCountersSql, QUERIES, type QueryName } from '../../domain/analytics/queries.js';
+import type { CounterColumn } from '../../domain/counters/compile.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
 import { errorBodySchema } from '../../schemas/http/counters.js';
 import {
   counterConfigRow,
   decisionRuleRow,
+  entityCountersSchema,
   hourlyRow,
   pageOf,
   pageQuery,
@@ -20,9 +22,13 @@ import { parseOr400 } from '../http/validate.js';
 import { serviceRouter } from '../http/service-router.js';
 import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
 
+/** An organization's counter table and the columns it writes there; null before its first configuration. */
+export type CounterColumns = (orgId: string) => Promise<{ table: string; columns: CounterColumn[] } | null>;
+
 export interface AnalyticsApiDeps {
   analytics: Analytics;
   keys: KeyRing;
+  counterColumns: CounterColumns;
   bodyLimit: string;
 }
 
@@ -38,6 +44,21 @@ const errors = {
 /** Columns answered as ClickHouse DateTime text, turned into RFC 3339. */
 const TIME_COLUMNS = new Set(['hour', 'minute', 'decided_at', 'created_at']);
 const rfc3339 = (v: unknown) => (typeof v === 'string' ? `${v.replace(' ', 'T')}Z` : v);
+
+/** An entity's counters as last flushed, only the organization's own columns. */
+async function entityCounters(deps: AnalyticsApiDeps, orgId: string, entityId: string) {
+  const own = await deps.counterColumns(orgId);
+  if (!own) return null;
+  const rs = await deps.analytics.query({
+    query: orgEntityCountersSql(own.table, own.columns.map((c) => c.name)),
+    query_params: { org_id: orgId, entity_id: entityId },
+    format: 'JSONEachRow',
+  });
+  const [row] = await rs.json<Record<string, unknown>>();
+  if (!row) return null;
+  const counters = Object.fromEntries(own.columns.map((c) => [c.name, c.type === 'datetime' ? (rfc3339(row[c.name]) ?? null) : (row[c.name] ?? null)]));
+  return { entity_id: entityId, counters, updated_at: rfc3339(row.updated_at) };
+}
 
 /**
  * Runs a documented query with the organization of the path as its `org_id` parameter: the caller
@@ -90,6 +111,17 @@ function routes(deps: AnalyticsApiDeps): Route[] {
       handle: async (req, res) => {
         const rows = await run(deps.analytics, 'transactionDecision', { org_id: org(req), transaction_id: String(req.params.transaction_id) });
         res.json({ status: 'ok', data: { rows, limit: rows.length, offset: 0, next_offset: null } });
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/analytics/:org_id/entities/:entity_id/counters',
+      summary: "An entity's counters as last flushed to the counter table",
+      description: 'Only the counters of this organization (current and retired). Live values as of now: GET /v1/entities/{org_id}/{entity_id}/realtime.',
+      params: orgParams.extend({ entity_id: z.string() }),
+      responses: { 200: { description: 'The flushed values, or null', schema: entityCountersSchema }, ...errors },
+      handle: async (req, res) => {
+        res.json({ status: 'ok', data: await entityCounters(deps, org(req), String(req.params.entity_id)) });
       },
     },
     {

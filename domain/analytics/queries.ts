@@ -1,3 +1,5 @@
+import { quoteIdent } from '../rules/sql.js';
+
 /**
  * The questions an operator or an organization asks of the analytics tables first, as ClickHouse
  * SQL with every value a query parameter `{name:Type}`. docs/analytics.md shows these texts, the
@@ -139,3 +141,14 @@ ORDER BY minute`,
 } satisfies Record<string, DocumentedQuery>;
 
 export type QueryName = keyof typeof QUERIES;
+
+/**
+ * `entityCounters` for an organization that is not an operator: only its own counter columns, as
+ * other organizations' counters may be columns of the same table. Names come from its validated
+ * configuration and are quoted all the same.
+ */
+export function orgEntityCountersSql(table: string, columns: string[]): string {
+  return `SELECT entity_id, updated_at${columns.map((c) => `, ${quoteIdent(c)}`).join('')}
+FROM ${quoteIdent(table)} FINAL
+WHERE org_id = {org_id:String} AND entity_id = {entity_id:String}`;
+}

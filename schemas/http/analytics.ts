@@ -72,6 +72,20 @@ export const counterConfigRow = z
   .object({ version: z.number().int(), created_at: time, counters: z.number().int(), table_name: z.string() })
   .meta({ id: 'AnalyticsCounterConfig' });
 
+export const entityCountersSchema = z
+  .object({
+    status: z.literal('ok'),
+    data: z
+      .object({
+        entity_id: z.string(),
+        counters: z.record(z.string(), z.union([z.number(), z.string(), z.null()])).meta({ description: 'count and sum as numbers; last_seen as RFC 3339 or null' }),
+        updated_at: time.meta({ description: 'When these values were flushed' }),
+      })
+      .nullable()
+      .meta({ description: 'null when the entity has no flushed counters (or the organization no counter configuration)' }),
+  })
+  .meta({ id: 'AnalyticsEntityCounters' });
+
 export const pageOf = <T extends z.ZodType>(row: T) =>
   z.object({
     status: z.literal('ok'),

@@ -6,7 +6,7 @@ import { brotliCompress, deflate, gzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { AnalyticsUserEntry } from '../../config.js';
 import { AnalyticsUsers } from './users.js';
-import { authenticationFailed, ClickHouseHttpError, httpStatusOf, ownError } from './errors.js';
+import { authenticationFailed, badArguments, ClickHouseHttpError, httpStatusOf, ownError } from './errors.js';
 import { credentialsOf, queryRequestOf } from './request.js';
 import { readBody } from './body.js';
 import { runInSession, sessionPreamble, type Limits } from './session.js';
@@ -43,6 +43,16 @@ const COMPRESSORS: [string, (b: Uint8Array) => Promise<Buffer>][] = [
   ['deflate', promisify(deflate)],
 ];
 
+/** The fields of a multipart body (the client's `use_multipart_params`). */
+async function formFields(body: Buffer, contentType: string): Promise<Map<string, string>> {
+  try {
+    const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+    return new Map([...form].map(([k, v]) => [k, String(v)]));
+  } catch {
+    throw badArguments('The multipart/form-data body could not be read');
+  }
+}
+
 /**
  * The part of ClickHouse's HTTP interface that its clients use (`@clickhouse/client`, Grafana's
  * plugin, curl), served from this process over its chDB engine: `POST /` and `GET /?query=`,
@@ -59,9 +69,7 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
     if (!users.verify(user, password)) throw authenticationFailed(user);
     const body = req.method === 'POST' ? await readBody(req, BODY_LIMIT) : Buffer.alloc(0);
     const contentType = req.headers['content-type'] ?? '';
-    const form = contentType.startsWith('multipart/form-data')
-      ? new Map([...(await new Response(body, { headers: { 'content-type': contentType } }).formData())].map(([k, v]) => [k, String(v)]))
-      : undefined;
+    const form = contentType.startsWith('multipart/form-data') ? await formFields(body, contentType) : undefined;
     const query = queryRequestOf(url, req.headers, body.toString('utf8'), form);
     const format = query.defaultFormat ?? 'TabSeparated';
     const release = await slots.take();
@@ -73,10 +81,10 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
     }
     res.setHeader('X-ClickHouse-Query-Id', query.queryId ?? randomUUID());
     res.setHeader('X-ClickHouse-Format', format);
+    // What the engine reports of the query; a read-only query writes nothing.
     res.setHeader('X-ClickHouse-Summary', JSON.stringify({
       read_rows: String(out.rowsRead), read_bytes: String(out.bytesRead), written_rows: '0', written_bytes: '0',
-      total_rows_to_read: String(out.rowsRead), result_rows: '0', result_bytes: String(out.bytes.byteLength),
-      elapsed_ns: String(Math.round(out.elapsedSeconds * 1e9)),
+      result_bytes: String(out.bytes.byteLength), elapsed_ns: String(Math.round(out.elapsedSeconds * 1e9)),
     }));
     res.setHeader('Content-Type', 'text/plain; charset=UTF-8');
     const accepted = String(req.headers['accept-encoding'] ?? '').toLowerCase();
@@ -96,8 +104,14 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
       res.end('Ok.\n');
       return;
     }
-    if (url.pathname !== '/') throw ownError(1, 'UNSUPPORTED_METHOD', `There is no handle ${url.pathname}: use / or /ping`);
-    if (req.method !== 'GET' && req.method !== 'POST') throw ownError(1, 'UNSUPPORTED_METHOD', `HTTP method ${req.method} is not served: use GET or POST`);
+    if (url.pathname !== '/' || (req.method !== 'GET' && req.method !== 'POST')) {
+      // As a server answers a request no handler takes: plain text, no exception code.
+      res.statusCode = url.pathname !== '/' ? 404 : 405;
+      res.setHeader('Content-Type', 'text/plain; charset=UTF-8');
+      res.end(`There is no handle ${req.method} ${url.pathname}: send queries with POST / or GET /?query=, health checks to /ping\n`);
+      req.resume();
+      return;
+    }
     await answerQuery(req, res, url);
   };
 
@@ -107,7 +121,7 @@ export async function serveAnalyticsInterface(opts: AnalyticsInterfaceOptions): 
       if (!(err instanceof ClickHouseHttpError)) log.error({ err }, 'analytics request failed');
       else log.debug({ code: e.code, type: e.type }, 'analytics query refused');
       if (res.headersSent) return void res.destroy();
-      res.statusCode = e.type === 'UNSUPPORTED_METHOD' ? 404 : httpStatusOf(e.type);
+      res.statusCode = httpStatusOf(e.type);
       res.setHeader('X-ClickHouse-Exception-Code', String(e.code));
       res.setHeader('Content-Type', 'text/plain; charset=UTF-8');
       res.end(`${e.text}\n`);

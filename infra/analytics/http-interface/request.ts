@@ -59,6 +59,10 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * `param_*` values instead of the URL.
  */
 export function queryRequestOf(url: URL, headers: IncomingHttpHeaders, body: string, form?: Map<string, string>): QueryRequest {
+  for (const native of ['compress', 'decompress']) {
+    // ClickHouse's own block compression: answering plain text to a client that expects it would be read as garbage.
+    if (url.searchParams.get(native) === '1') throw ownError(48, 'NOT_IMPLEMENTED', `${native}=1 (ClickHouse's native compression) is not served: use enable_http_compression=1 and Accept-Encoding, or Content-Encoding`);
+  }
   const settings = new Map<string, string>();
   const params = new Map<string, string>();
   const addParam = (key: string, value: string) => {
