@@ -3,6 +3,7 @@ import type { CounterReader } from './ports.js';
 import type { ServiceModule } from './types.js';
 import { createCounterTable } from '../pipelines/counters/counter-table.js';
 import { columnOf, type CounterColumn } from '../domain/counters/compile.js';
+import { counterTableName } from '../domain/tenant-names.js';
 import { configMigration, createConfigStore, type ConfigStore } from '../pipelines/counters/config-store.js';
 import { createFlusher } from '../pipelines/counters/flusher.js';
 import { createLiveValues } from '../pipelines/counters/live.js';
@@ -73,7 +74,7 @@ export const countersService: ServiceModule = {
  */
 export async function counterColumnsOf(platform: Platform, orgId: string): Promise<{ table: string; columns: CounterColumn[] } | null> {
   const c = await configStoreOf(platform).current(orgId);
-  return c && { table: c.config.table_name, columns: [...c.counters.map((x) => columnOf(x.def)), ...c.retired] };
+  return c && { table: counterTableName(orgId, c.config.table_name), columns: [...c.counters.map((x) => columnOf(x.def)), ...c.retired] };
 }
 
 /** The CounterReader port for the rule engine: live values as of now, retired columns as last flushed. */

@@ -8,6 +8,7 @@ import { createAnalytics } from '../infra/analytics/index.js';
 import type { Analytics } from '../infra/analytics/types.js';
 import { serveAnalyticsInterface, type AnalyticsInterface } from '../infra/analytics/http-interface/index.js';
 import { QUERIES, type QueryName } from '../domain/analytics/queries.js';
+import { counterTableName } from '../domain/tenant-names.js';
 import { FROM, seedAnalytics, TO } from './fixtures/analytics-seed.js';
 
 /**
@@ -103,11 +104,11 @@ describe('documented analytics queries', () => {
   });
 
   it("an entity's counters as last flushed", async () => {
-    const [a] = await run('entityCounters', { org_id: 'org_a', entity_id: 'u1' });
-    expect(a).toMatchObject({ org_id: 'org_a', entity_id: 'u1', logins_1h: 5, amount_24h: 250, secret_b: null, updated_at: '2030-03-01 11:00:00.000' });
-    const b = await run('entityCounters', { org_id: 'org_b', entity_id: 'u1' });
-    expect(b).toHaveLength(1);
-    expect(b[0]).toMatchObject({ org_id: 'org_b', secret_b: 42, logins_1h: null });
+    const [a] = await run('entityCounters', { table: counterTableName('org_a', 'entity_counters'), org_id: 'org_a', entity_id: 'u1' });
+    expect(a).toEqual({ org_id: 'org_a', entity_id: 'u1', logins_1h: 5, amount_24h: 250, updated_at: '2030-03-01 11:00:00.000' });
+    const b = await run('entityCounters', { table: counterTableName('org_b', 'entity_counters'), org_id: 'org_b', entity_id: 'u1' });
+    expect(b).toEqual([{ org_id: 'org_b', entity_id: 'u1', secret_b: 42, updated_at: '2030-03-01 11:00:00.000' }]);
+    expect(await run('entityCounters', { table: counterTableName('org_b', 'entity_counters'), org_id: 'org_a', entity_id: 'u1' })).toEqual([]);
   });
 
   it('counter configuration history', async () => {

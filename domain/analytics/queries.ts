@@ -107,9 +107,9 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
   },
   entityCounters: {
     title: "An entity's counters as last flushed",
-    params: { org_id: 'String', entity_id: 'String' },
+    params: { table: 'Identifier', org_id: 'String', entity_id: 'String' },
     sql: `SELECT *
-FROM entity_counters FINAL
+FROM {table:Identifier} FINAL
 WHERE org_id = {org_id:String} AND entity_id = {entity_id:String}`,
   },
   counterConfigHistory: {
