@@ -109,5 +109,5 @@ describe('a decision row ClickHouse refuses', () => {
     await eventually(async () => (dead.length > 0 ? true : undefined), 60_000);
     await sub.stop();
     expect(dead).toEqual([expect.stringMatching(/^refused-1: handler failed 3 times: /)]);
-   }, 150_000);
+  }, 150_000);
 });
