@@ -5,6 +5,7 @@ import { SnapshotStore } from '../infra/sanctions/store.js';
 import { scheduleReload } from '../infra/sanctions/scheduler.js';
 import { screeningRouter } from '../api/screening/routes.js';
 import { OrgConfigStore } from '../api/screening/config-store.js';
+import { clickhouseIdempotencyStore, IDEMPOTENCY_TABLE } from '../api/screening/idempotency.js';
 import { startScreeningAuditStage } from '../pipelines/screening/audit-stage.js';
 import { SCREENINGS_TOPIC } from '../pipelines/screening/record.js';
 
@@ -39,6 +40,7 @@ export const screeningService: ServiceModule = {
         ) ENGINE = ReplacingMergeTree(version) ORDER BY org_id`,
       ],
     },
+    { id: 'screening-002-idempotency', statements: [IDEMPOTENCY_TABLE] },
   ],
   async create({ platform, keys, role }) {
     const config = platform.config;
@@ -66,6 +68,7 @@ export const screeningService: ServiceModule = {
         const messages = await Promise.all(records.map(async (r) => ({ key: r.org_id, value: await platform.codec.encode(SCREENINGS_TOPIC, r) })));
         await platform.bus.send(SCREENINGS_TOPIC, messages);
       },
+      idempotency: clickhouseIdempotencyStore(platform.analytics, platform.clock),
     });
     return {
       router,

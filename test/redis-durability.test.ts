@@ -42,7 +42,8 @@ async function killRedis(): Promise<void> {
 }
 afterAll(killRedis);
 
-describe.skipIf(!(shouldRun('redisUrl') && hasRedisServer))('Redis with AOF (appendfsync always) killed under load', () => {
+// Locally skipped without a Redis address or a redis-server binary; in CI a missing binary fails.
+describe.skipIf(!shouldRun('redisUrl') || (!hasRedisServer && process.env.CI !== 'true'))('Redis with AOF (appendfsync always) killed under load', () => {
   it('keeps every acknowledged event and counts each once', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-redis-aof-'));
     await startRedis(dir);

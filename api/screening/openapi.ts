@@ -20,7 +20,8 @@ const errors = {
 const withBody = { 400: error('Invalid request; message says what is wrong and where'), ...errors };
 const needsLists = { 503: error('No sanctions lists are in service yet (first load failed)') };
 const idempotency =
-  'An Idempotency-Key header makes a retried request reuse its audit ids, so the audit keeps one row per screening. Answers once the screenings are durably in the screenings topic.';
+  'An Idempotency-Key header (1 to 255 characters) is remembered for 24 hours per organization: a retry with the same key and body gets the first answer again (header Idempotent-Replayed: true) and is not screened again; the same key with another body or endpoint is a 409. Answers once the screenings are durably in the screenings topic.';
+const idempotent = { 409: error('The Idempotency-Key was used in the last 24 hours for a different request') };
 
 /** Every route of the screening service (api/screening/routes.ts); the routes validate with the same schemas. */
 const routes: RouteDoc[] = [
@@ -30,7 +31,7 @@ const routes: RouteDoc[] = [
     summary: 'Screen one name: CLEAR, REVIEW or BLOCK, with the best match and relationship match',
     description: idempotency,
     body: { schema: screenBody },
-    responses: { 200: { description: 'Decision, match, audit_id and list_version' }, ...withBody, ...needsLists },
+    responses: { 200: { description: 'Decision, match, audit_id and list_version' }, ...withBody, ...idempotent, ...needsLists },
   },
   {
     method: 'post',
@@ -38,7 +39,7 @@ const routes: RouteDoc[] = [
     summary: 'Screen up to 100 names',
     description: idempotency,
     body: { schema: screenBatchBody },
-    responses: { 200: { description: 'One result per name, in order' }, ...withBody, ...needsLists },
+    responses: { 200: { description: 'One result per name, in order' }, ...withBody, ...idempotent, ...needsLists },
   },
   {
     method: 'post',

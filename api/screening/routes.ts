@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { EMPTY_VERSION, type Snapshot } from '../../domain/screening/snapshot.js';
 import { screen, searchRelationships, type RelationshipSettings, type Screening, type Thresholds } from '../../domain/screening/screen.js';
 import { primaryName } from '../../domain/screening/entity.js';
@@ -7,7 +7,7 @@ import type { Clock } from '../../infra/clock.js';
 import type { SnapshotStore } from '../../infra/sanctions/store.js';
 import type { ScreeningRecord } from '../../pipelines/screening/record.js';
 import { authenticate, type KeyRing } from '../http/auth.js';
-import { HttpError, notFound } from '../http/errors.js';
+import { badRequest, HttpError, notFound } from '../http/errors.js';
 import { presentError } from '../http/present-error.js';
 import { serviceRouter } from '../http/service-router.js';
 import { parseOr400 } from '../http/validate.js';
@@ -25,6 +25,7 @@ import { planRateLimit } from './rate-limit.js';
 import { requestWindows } from '../http/shared-windows.js';
 import type { WindowStore } from '../../infra/windows/types.js';
 import type { Logger } from 'pino';
+import { IDEMPOTENCY_WINDOW_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH, requestDigest, type IdempotencyStore } from './idempotency.js';
 import { OPENAPI_PATH, screeningDocument } from './openapi.js';
 import {
   citation,
@@ -49,6 +50,7 @@ export interface ScreeningApiDeps {
   log?: Logger;
   /** Resolves once the records are durably in the log (topic `screenings`). */
   audit(records: ScreeningRecord[]): Promise<void>;
+  idempotency: IdempotencyStore;
 }
 
 const PREFIX = '/v1/aml';
@@ -78,12 +80,50 @@ async function snapshotOf(lists: SnapshotStore): Promise<Snapshot> {
   throw new HttpError(503, 'lists_unavailable', `no sanctions lists are in service: ${state.status === 'failed' ? state.error : 'still loading'}`);
 }
 
-/** A client's Idempotency-Key makes a retried screening reuse its audit id, so the audit keeps one row. */
-function auditId(req: Request, orgId: string, index = 0): string {
-  const key = req.get('idempotency-key');
-  if (!key) return randomUUID();
-  const h = createHash('sha256').update(`${orgId}\0${key}\0${index}`).digest('hex');
+/** A UUID-shaped id from a digest: a retried screening that is screened again keeps its audit id. */
+function auditId(orgId: string, key: string, request: string, index: number): string {
+  const h = createHash('sha256').update(`${orgId}\0${key}\0${request}\0${index}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+interface Idempotent {
+  /** Audit id of the screening at `index` of the request. */
+  idOf(index: number): string;
+  /** Sends the answer, remembered under the key first. Call after the audit is durable. */
+  answer(body: object): Promise<void>;
+}
+
+/**
+ * Idempotency-Key, as Stripe does it: the first answer to a key is kept for
+ * IDEMPOTENCY_WINDOW_HOURS; the same key with the same request (route and body) gets that answer
+ * again (with `Idempotent-Replayed: true`) and is not screened again (answers undefined: sent);
+ * the same key with another request is a 409 naming the key. Audit ids are random without a key,
+ * else derived from the key and the request, so a single screen and item 0 of a batch, or two
+ * bodies under one key, never share one, and a retry after a crash before the record was kept is
+ * screened again under the same ids.
+ */
+async function idempotent(deps: ScreeningApiDeps, req: Request, res: Response, route: string, body: unknown): Promise<Idempotent | undefined> {
+  const key = req.get('idempotency-key');
+  if (key === undefined) return { idOf: () => randomUUID(), answer: async (b) => void res.json(b) };
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw badRequest(`Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  const orgId = req.principal!.orgId;
+  const request = requestDigest(route, body);
+  const stored = await deps.idempotency.find(orgId, key);
+  if (stored && stored.requestSha256 !== request) {
+    throw new HttpError(409, 'idempotency_key_reused', `Idempotency-Key ${JSON.stringify(key)} was used in the last ${IDEMPOTENCY_WINDOW_HOURS} hours for a different request (another body or endpoint); send a new key for a new request`);
+  }
+  if (stored) {
+    res.set('Idempotent-Replayed', 'true').type('application/json').send(stored.response);
+    return undefined;
+  }
+  return {
+    idOf: (index) => auditId(orgId, key, request, index),
+    async answer(b) {
+      const response = JSON.stringify(b);
+      await deps.idempotency.save(orgId, key, { requestSha256: request, response });
+      res.type('application/json').send(response);
+    },
+  };
 }
 
 function routes(r: Router, deps: ScreeningApiDeps): void {
@@ -104,9 +144,11 @@ function routes(r: Router, deps: ScreeningApiDeps): void {
   r.post(`${PREFIX}/screen`, async (req, res) => {
     const started = performance.now();
     const body = parseOr400(screenBody, req.body);
+    const once = await idempotent(deps, req, res, 'screen', body);
+    if (!once) return;
     const [snapshot, settings] = await Promise.all([snapshotOf(deps.lists), deps.configs.get(org(req))]);
     const s = screen(snapshot, snapshot.index.prepare(body.name), body, deps.thresholds, settings);
-    const id = auditId(req, org(req));
+    const id = once.idOf(0);
     const response = {
       decision: s.decision,
       audit_id: id,
@@ -118,17 +160,19 @@ function routes(r: Router, deps: ScreeningApiDeps): void {
     // The audit keeps the time of the screening itself; the answer reports it with the durable write.
     await deps.audit([record(req, id, body.name, s, snapshot.version, { request: body, response })]);
     response.processing_time_ms = elapsed(started);
-    res.json(response);
+    await once.answer(response);
   });
 
   r.post(`${PREFIX}/screen/batch`, async (req, res) => {
     const started = performance.now();
     const body = parseOr400(screenBatchBody, req.body);
+    const once = await idempotent(deps, req, res, 'screen/batch', body);
+    if (!once) return;
     const [snapshot, settings] = await Promise.all([snapshotOf(deps.lists), deps.configs.get(org(req))]);
     const records: ScreeningRecord[] = [];
     const results = body.names.map((name, i) => {
       const s = screen(snapshot, snapshot.index.prepare(name), { name }, deps.thresholds, settings);
-      const id = auditId(req, org(req), i);
+      const id = once.idOf(i);
       const result = {
         name,
         decision: s.decision,
@@ -140,7 +184,7 @@ function routes(r: Router, deps: ScreeningApiDeps): void {
       return result;
     });
     await deps.audit(records);
-    res.json({ results, count: results.length, list_version: snapshot.version, processing_time_ms: elapsed(started) });
+    await once.answer({ results, count: results.length, list_version: snapshot.version, processing_time_ms: elapsed(started) });
   });
 
   const lookup = (snapshot: Snapshot, settings: RelationshipSettings, body: AgentLookupBody) => {

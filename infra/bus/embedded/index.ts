@@ -40,8 +40,9 @@ export interface EmbeddedBusOptions {
  *   `subscribe`. `ensureTopics` chooses the partition count.
  * - One subscription per group per process: a second `subscribe` with a live group id is refused
  *   (there is no rebalancing to share partitions with).
- * - One process appends to a directory (a pid lock file); another process opening the same
- *   directory may consume and commit but not send. It sees new appends within the poll interval.
+ * - One process appends to a directory (writer.lock names it by pid, start time and boot id, see
+ *   infra/fs/writer-lock.ts); another process opening the same directory may consume and commit
+ *   but not send. It sees new appends within the poll interval.
  */
 export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> {
   const root = path.resolve(opts.dir);
