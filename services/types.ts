@@ -6,7 +6,7 @@ import type { KeyRing } from '../api/http/auth.js';
 import type { LaneRoute } from '../api/http/lane.js';
 
 /** Process roles (CONTRACTS.md section 1): each pipeline and worker pool scales on its own. */
-export const ROLES = ['all', 'api', 'counters', 'transactions', 'screening', 'render', 'webhooks'] as const;
+export const ROLES = ['all', 'api', 'counters', 'transactions', 'screening', 'risk', 'render', 'webhooks'] as const;
 export type Role = (typeof ROLES)[number];
 export type WorkerRole = Exclude<Role, 'all' | 'api'>;
 
