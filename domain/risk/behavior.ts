@@ -118,9 +118,10 @@ export function behaviorFacts(req: Pick<CheckRequest, 'behavior' | 'behavioral'>
     indicators.push(0.3);
   }
 
-  const allIntervals = [...(mouse?.intervals ?? []), ...keys].filter((g) => g >= 0);
-  const stability = allIntervals.length >= MIN_INTERVALS ? Math.max(0, 1 - (variation(allIntervals) || 0)) : 0;
-  const emulator = allIntervals.length >= 2 * MIN_INTERVALS && stability >= 0.999;
+  // Each stream keeps its own cadence: stability is how regular the streams are, on average.
+  const streams = [mouse?.intervals ?? [], keys].filter((g) => g.length >= MIN_INTERVALS);
+  const stability = streams.length > 0 ? streams.reduce((acc, g) => acc + Math.max(0, 1 - (variation(g) || 0)), 0) / streams.length : 0;
+  const emulator = streams.reduce((n, g) => n + g.length, 0) >= 2 * MIN_INTERVALS && stability >= 0.999;
   if (emulator) {
     signals.push({ key: 'behavior.emulator', reason: 'Emulator detected (Perfect Stability)' });
     indicators.push(0.7);
