@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Platform } from '../infra/platform.js';
 import { servesHttp, type ServiceModule } from './types.js';
 import { GeoData } from '../infra/risk/geo.js';
 import { IpLists } from '../infra/risk/ip-lists.js';
@@ -46,41 +47,47 @@ export function riskService(opts: RiskServiceOptions = {}): ServiceModule {
     ],
     migrations: [riskMigration],
     async create({ platform, keys, role }) {
-      const config = platform.config;
       const workers = [{ role: 'risk' as const, name: 'risk-records', start: () => startRiskRecordsStage(platform) }];
       if (!servesHttp(role)) return { workers };
-      const publish = async (topic: string, key: string, value: unknown) => platform.bus.send(topic, [{ key, value: await platform.codec.encode(topic, value) }]);
-      const geo = new GeoData();
-      const lists = new IpLists(path.resolve(config.RISK_LISTS_DIR), platform.log.child({ service: 'risk' }));
-      await lists.reload();
-      // Reading the IPv4 data takes a second or two; checks that come sooner wait for it.
-      geo.warm(4).catch((err: unknown) => platform.log.error({ err }, 'IP geolocation data could not be read'));
-      const schedule = scheduleReload(() => lists.reload(), config.RISK_LISTS_RELOAD_CRON);
-      const weights = new WeightsStore(platform.analytics, platform.clock);
-      const whitelist = new WhitelistStore(platform.analytics, platform.windows, platform.clock);
-      const webhooks = new WebhookConfigStore(platform.analytics, platform.clock);
-      const check = createChecker({
-        platform,
-        geo,
-        lists,
-        isDisposableDomain: loadDisposableDomains(),
-        phoneProvider: opts.phoneProvider,
-        weights,
-        whitelist,
-        webhooks,
-        events:
-          opts.events ??
-          workflowEventSink(async (topic, messages) =>
-            platform.bus.send(topic, await Promise.all(messages.map(async (m) => ({ key: m.key, value: await platform.codec.encode(topic, m.value) })))),
-          ),
-        highRiskCountries: new Set(config.RISK_HIGH_RISK_COUNTRIES),
-      });
-      const challenges = createChallenges({ platform, notifier: opts.notifier ?? topicNotifier(publish), devEcho: config.OTP_DEV_ECHO });
+      const parts = await createRiskParts(platform, opts);
       return {
-        router: riskRouter({ platform, keys, check, weights, whitelist, webhooks, challenges, entities: createEntityData({ platform, whitelist }) }),
+        router: riskRouter({ platform, keys, ...parts }),
         workers,
-        close: async () => schedule.stop(),
+        close: async () => parts.schedule.stop(),
       };
     },
   };
+}
+
+/** The HTTP side's parts: IP data and lists (reloaded on RISK_LISTS_RELOAD_CRON), stores, the checker. */
+export async function createRiskParts(platform: Platform, opts: RiskServiceOptions = {}) {
+  const config = platform.config;
+  const publish = async (topic: string, key: string, value: unknown) => platform.bus.send(topic, [{ key, value: await platform.codec.encode(topic, value) }]);
+  const geo = new GeoData();
+  const lists = new IpLists(path.resolve(config.RISK_LISTS_DIR), platform.log.child({ service: 'risk' }));
+  await lists.reload();
+  // Reading the IPv4 data takes a second or two; checks that come sooner wait for it.
+  geo.warm(4).catch((err: unknown) => platform.log.error({ err }, 'IP geolocation data could not be read'));
+  const schedule = scheduleReload(() => lists.reload(), config.RISK_LISTS_RELOAD_CRON);
+  const weights = new WeightsStore(platform.analytics, platform.clock);
+  const whitelist = new WhitelistStore(platform.analytics, platform.windows, platform.clock);
+  const webhooks = new WebhookConfigStore(platform.analytics, platform.clock);
+  const check = createChecker({
+    platform,
+    geo,
+    lists,
+    isDisposableDomain: loadDisposableDomains(),
+    phoneProvider: opts.phoneProvider,
+    weights,
+    whitelist,
+    webhooks,
+    events:
+      opts.events ??
+      workflowEventSink(async (topic, messages) =>
+        platform.bus.send(topic, await Promise.all(messages.map(async (m) => ({ key: m.key, value: await platform.codec.encode(topic, m.value) })))),
+      ),
+    highRiskCountries: new Set(config.RISK_HIGH_RISK_COUNTRIES),
+  });
+  const challenges = createChallenges({ platform, notifier: opts.notifier ?? topicNotifier(publish), devEcho: config.OTP_DEV_ECHO });
+  return { check, weights, whitelist, webhooks, challenges, entities: createEntityData({ platform, whitelist }), schedule };
 }

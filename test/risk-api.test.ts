@@ -386,4 +386,17 @@ describe('GDPR and tenant isolation', () => {
     expect(again.body.metadata.baseline_sessions).toBe(1);
     expect((await c.check({ ...base(), context: { action: 'login' } })).body.decision.reasons).not.toContain('Whitelisted email');
   });
+
+  it('records of a deleted user still in the topic are dropped, not written back', async () => {
+    const { org, c } = fresh();
+    await c.check(base({ context: { action: 'login', user_id: 'late' } }));
+    await waitFor(() => checksOf(org, 'late'), (r) => r.length === 1);
+    await c.deleteUser('late');
+    const record = (user: string, id: string) => ({ kind: 'check', org_id: org, request_id: id, user_id: user, created_at: new Date(clock.now() - 1000).toISOString(), action: 'login', outcome: 'allow', score: 0, reasons: [], payload: {} });
+    const send = async (r: Record<string, unknown>) => p.platform.bus.send('risk.checks', [{ key: org, value: Buffer.from(JSON.stringify(r)) }]);
+    await send(record('late', 'in-flight'));
+    await send(record('someone-else', 'sentinel'));
+    await waitFor(() => checksOf(org, 'someone-else'), (r) => r.length === 1);
+    expect(await checksOf(org, 'late')).toEqual([]);
+  });
 });

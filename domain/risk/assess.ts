@@ -60,7 +60,8 @@ export function assess(e: Evidence): Assessment {
   signals.push(...travel.signals);
 
   const country = e.ip?.country ?? null;
-  const hasDevice = req.device !== undefined;
+  // Only a device that says something about itself has an id (state.ts deviceIdOf).
+  const hasDevice = req.device?.user_agent !== undefined || req.device?.fingerprint !== undefined;
   signals.push(...sessionSignals(h.user, { at: e.at, action: req.context.action, hour: e.hour, country, hasDevice }));
   const anomalies = sessionAnomalies(req.device);
   signals.push(...anomalySignals(anomalies));

@@ -23,16 +23,27 @@ const DAY_MS = 86_400_000;
 const HOUR_HISTORY = 5;
 const UNUSUAL_SHARE = 0.05;
 
-/** The hour of the day where the user is: the device's time zone when it sent one, else UTC. */
-export function localHour(at: number, timezone: string | undefined): number {
-  if (timezone) {
+/** Formatters per time zone: building one costs far more than formatting. Zone names are a finite set; the cap bounds junk. */
+const hourFormats = new Map<string, Intl.DateTimeFormat | null>();
+const MAX_ZONES = 1_000;
+
+function hourFormat(timezone: string): Intl.DateTimeFormat | null {
+  let f = hourFormats.get(timezone);
+  if (f === undefined) {
     try {
-      return Number(new Intl.DateTimeFormat('en-GB', { hour: '2-digit', hourCycle: 'h23', timeZone: timezone }).format(at));
+      f = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', hourCycle: 'h23', timeZone: timezone });
     } catch {
-      // An unknown zone name: fall back to UTC.
+      f = null; // an unknown zone name: UTC
     }
+    if (hourFormats.size < MAX_ZONES) hourFormats.set(timezone, f);
   }
-  return new Date(at).getUTCHours();
+  return f;
+}
+
+/** The hour of the day where the user is: the device's time zone when it sent a known one, else UTC. */
+export function localHour(at: number, timezone: string | undefined): number {
+  const f = timezone ? hourFormat(timezone) : null;
+  return f ? Number(f.format(at)) : new Date(at).getUTCHours();
 }
 
 export interface SessionInput {

@@ -9,7 +9,7 @@ import { packFix, unpackFix, type Fix } from './travel.js';
  * What the risk check keeps in the window store, and how it reads and updates it. Scope is the
  * organization; entities:
  *
- *   u:<user_id>   seen, first (negated), v (velocity, 1-minute buckets), geo (packed last position),
+ *   u:<sha256>    (of the user id) seen, first (negated), v (velocity, 1-minute buckets), geo (packed last position),
  *                 c.<CC> per country seen, d.<device> per device seen (at most MAX_DEVICES), dc, nd
  *                 (new devices, 1-hour buckets over 24 h), ndl, sn (sessions), h.<0-23> (sessions per
  *                 local hour), the baseline sums bn, bm, bmc, bk, bkc, bs, bsc and bd.<device>
@@ -18,8 +18,9 @@ import { packFix, unpackFix, type Fix } from './travel.js';
  *   dv:<device>   v, du (distinct users)
  *   wl:<type>:<identifier>  until (whitelist expiry, ms)
  *
- * Once ids: s.<session> per user session, dev.<device> per user device, u.<user> per IP (24 h) and
- * per device (SEEN_TTL_MS). Everything ends with the store's idle TTL when the entity goes quiet.
+ * Once ids: s.<session> per user session, dev.<device> per user device, u.<sha256 of user> per IP
+ * (24 h) and per device (SEEN_TTL_MS). A GDPR delete cannot remove once ids (the port keeps them
+ * against redelivery), so none holds a user id in clear; they end with their TTL. Everything ends with the store's idle TTL when the entity goes quiet.
  * A user is at most 24 + 2 * MAX_DEVICES + countries + 20 fields; bench/results/risk.md has bytes.
  */
 
@@ -29,7 +30,7 @@ const DAY_ONCE_MS = 86_400_000;
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-export const userEntity = (org: string, userId: string): EntityRef => ({ scope: org, id: `u:${userId}` });
+export const userEntity = (org: string, userId: string): EntityRef => ({ scope: org, id: `u:${digest(userId)}` });
 export const ipEntity = (org: string, ip: string): EntityRef => ({ scope: org, id: `ip:${ip.toLowerCase()}` });
 export const emailEntity = (org: string, email: string): EntityRef => ({ scope: org, id: `em:${digest(email.toLowerCase())}` });
 export const deviceEntity = (org: string, deviceId: string): EntityRef => ({ scope: org, id: `dv:${deviceId}` });
@@ -203,7 +204,7 @@ export function planUpdates(k: Keys, now: number, h: History, features: SessionF
     requests.push({ entity: ip, updates: [v] });
     if (k.userId) {
       plan.newUserOnIp = requests.length;
-      requests.push({ entity: ip, updates: [{ kind: 'sum', series: 'u24', bucket: hour, delta: 1, floor: hour - 23 }], once: { id: `u.${k.userId}`, ttlMs: DAY_ONCE_MS } });
+      requests.push({ entity: ip, updates: [{ kind: 'sum', series: 'u24', bucket: hour, delta: 1, floor: hour - 23 }], once: { id: `u.${digest(k.userId)}`, ttlMs: DAY_ONCE_MS } });
     }
   }
   if (k.email) requests.push({ entity: emailEntity(k.org, k.email), updates: [v] });
@@ -212,7 +213,7 @@ export function planUpdates(k: Keys, now: number, h: History, features: SessionF
     requests.push({ entity: dev, updates: [v] });
     if (k.userId) {
       plan.newUserOnDevice = requests.length;
-      requests.push({ entity: dev, updates: [add0('du')], once: { id: `u.${k.userId}`, ttlMs: SEEN_TTL_MS } });
+      requests.push({ entity: dev, updates: [add0('du')], once: { id: `u.${digest(k.userId)}`, ttlMs: SEEN_TTL_MS } });
     }
   }
   return plan;
