@@ -192,7 +192,11 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
 }
 
 /**
- * Window-store bytes per user: MEMORY_USERS users, CHECKS_PER_MEMORY_USER checks each (two
+ * What the CPU figures allow on 2 otherwise idle cores (the main thread serves HTTP and scores; the process total includes
+chDB, the log and the consumer): ${results.map((r) => `${r.mode.split(' (')[0]}: ${fmt(Math.min(1000 / r.mainThreadCpuMs, 2000 / r.serverCpuMs), 0)} checks/s`).join('; ')}.
+The wall-clock latencies above are those of a machine whose other work left the server a fraction of a core.
+
+Window-store bytes per user: MEMORY_USERS users, CHECKS_PER_MEMORY_USER checks each (two
  * sessions, two devices, one IP and email each), through the real checker. Embedded: heap growth
  * after GC. Redis: MEMORY USAGE of every key of the benchmark's organization.
  */
