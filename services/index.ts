@@ -3,6 +3,13 @@ import { counterColumnsOf, countersService, createCounterReader } from './counte
 import { rulesService } from './rules.js';
 import { screeningService } from './screening.js';
 import { analyticsService } from './analytics.js';
+import { riskService } from './risk.js';
 
 /** Every service of the process, in mount order. A new service is a new module added here. */
-export const services: ServiceModule[] = [countersService, rulesService({ counters: createCounterReader }), screeningService, analyticsService({ counterColumns: counterColumnsOf })];
+export const services: ServiceModule[] = [
+  countersService,
+  rulesService({ counters: createCounterReader }),
+  screeningService,
+  analyticsService({ counterColumns: counterColumnsOf }),
+  riskService(),
+];

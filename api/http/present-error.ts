@@ -8,9 +8,10 @@ import { describeZodError } from './validate.js';
 
 /**
  * Error body styles. The rule engine answers Document 1's `{statusCode, message, code, timestamp}`;
- * every other service answers `{error, message}` plus its extras (CONTRACTS.md section 2).
+ * every other service answers `{error, message}` plus its extras (CONTRACTS.md section 2); the risk
+ * check always carries `details`, an object (validation issues as `{issues}`).
  */
-export type ErrorStyle = 'rule-engine' | 'standard';
+export type ErrorStyle = 'rule-engine' | 'standard' | 'risk';
 
 interface Normalized {
   status: number;
@@ -52,6 +53,10 @@ function normalizeError(err: unknown): Normalized {
 function errorBody(style: ErrorStyle, e: Normalized, requestId: string): Record<string, unknown> {
   if (style === 'rule-engine') {
     return { statusCode: e.status, message: e.message, code: e.status, error: e.code, timestamp: new Date().toISOString(), ...e.extra };
+  }
+  if (style === 'risk') {
+    const details = e.details === undefined ? {} : Array.isArray(e.details) ? { issues: e.details } : e.details;
+    return { error: e.code, message: e.message, details, request_id: requestId, ...e.extra };
   }
   return { status: 'error', error: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}), request_id: requestId, ...e.extra };
 }

@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { z } from 'zod';
+import type { Platform } from '../../infra/platform.js';
+import {
+  challengeIssueSchema,
+  challengeIssuedSchema,
+  challengeVerifiedSchema,
+  challengeVerifySchema,
+  checkRequestSchema,
+  checkResponseSchema,
+  evalResponseSchema,
+  feedbackRequestSchema,
+  feedbackResponseSchema,
+  riskErrorBodySchema,
+  scoringConfigSchema,
+  storedScoringConfigSchema,
+  webhookConfigRequestSchema,
+  webhookConfigSchema,
+  whitelistEntrySchema,
+  whitelistRequestSchema,
+} from '../../schemas/http/risk.js';
+import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
+import { HttpError, notFound } from '../http/errors.js';
+import { parseOr400 } from '../http/validate.js';
+import { serviceRouter } from '../http/service-router.js';
+import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+import type { createChecker } from '../../pipelines/risk/checker.js';
+import type { WeightsStore } from '../../pipelines/risk/weights-store.js';
+import type { WhitelistStore } from '../../pipelines/risk/whitelist-store.js';
+import { publicView, type WebhookConfigStore } from '../../pipelines/risk/webhook-config-store.js';
+import { findRequest } from '../../pipelines/risk/requests.js';
+import { RISK_CHECKS_TOPIC, type RiskRecord } from '../../pipelines/risk/record.js';
+import type { Challenges } from '../../pipelines/risk/challenges.js';
+import type { EntityData } from '../../pipelines/risk/entity-data.js';
+
+export interface RiskApiDeps {
+  platform: Platform;
+  keys: KeyRing;
+  check: ReturnType<typeof createChecker>;
+  weights: WeightsStore;
+  whitelist: WhitelistStore;
+  webhooks: WebhookConfigStore;
+  challenges: Challenges;
+  entities: EntityData;
+}
+
+type Route = RouteDoc & { handle: (req: Request, res: Response, org: string) => Promise<void> };
+
+const errors = {
+  400: { description: 'Invalid parameters; message says what is wrong and where, details.issues lists each', schema: riskErrorBodySchema },
+  401: { description: 'Missing or unknown x-api-key, or missing x-org-id', schema: riskErrorBodySchema },
+  403: { description: 'The key may not act for the organization in x-org-id', schema: riskErrorBodySchema },
+};
+const missing = { 404: { description: 'No such resource in this organization', schema: riskErrorBodySchema } };
+const entityParams = z.object({ entity_id: z.string() });
+const unknownRequest = (id: string) => new HttpError(404, 'not_found', `no risk check with request_id ${id} in this organization`, {}, { request_id: id });
+const param = (req: Request, name: string): string => String(req.params[name]);
+
+function routes(deps: RiskApiDeps): Route[] {
+  const { platform } = deps;
+  const publish = async (records: RiskRecord[]) =>
+    platform.bus.send(RISK_CHECKS_TOPIC, await Promise.all(records.map(async (r) => ({ key: r.org_id, value: await platform.codec.encode(RISK_CHECKS_TOPIC, r) }))));
+  const checkDoc = {
+    method: 'post' as const,
+    params: undefined,
+    body: { schema: checkRequestSchema },
+  };
+  const weightsRoute = (method: 'put' | 'post'): Route => ({
+    method,
+    path: '/v1/weights',
+    summary: 'Store a new version of the scoring configuration',
+    description: 'Absent fields take their defaults; every PUT is a new version (the history is kept).',
+    body: { schema: scoringConfigSchema },
+    responses: { 200: { description: 'The stored configuration and its version', schema: storedScoringConfigSchema }, ...errors },
+    handle: async (req, res, org) => {
+      const v = await deps.weights.put(org, parseOr400(scoringConfigSchema, req.body, 'scoring configuration'));
+      res.json({ ...v.config, version: v.version, updated_at: v.updated_at });
+    },
+  });
+  const webhookRoute = (method: 'put' | 'post'): Route => ({
+    method,
+    path: '/v1/webhooks/config',
+    summary: 'Configure the risk webhook (risk.high, risk.low)',
+    description: 'The secret signs deliveries and is never returned; a PUT without secret keeps the stored one.',
+    body: { schema: webhookConfigRequestSchema },
+    responses: { 200: { description: 'The configuration without its secret', schema: webhookConfigSchema }, ...errors },
+    handle: async (req, res, org) => {
+      res.json(publicView(await deps.webhooks.put(org, parseOr400(webhookConfigRequestSchema, req.body, 'webhook configuration'))));
+    },
+  });
+  const gdprDelete = (method: 'delete' | 'post'): Route => ({
+    method,
+    path: '/gdpr/delete/:entity_id',
+    summary: "Delete every stored datum of a user, for good; the baseline starts again",
+    params: entityParams,
+    responses: { 200: { description: 'Deletion result', schema: z.object({ entity_id: z.string(), deleted_at: z.string(), deleted: z.record(z.string(), z.number()) }) }, ...errors },
+    handle: async (req, res, org) => {
+      res.json(await deps.entities.delete(org, param(req, 'entity_id')));
+    },
+  });
+  return [
+    {
+      ...checkDoc,
+      path: '/v1/check',
+      summary: 'Risk check: outcome, score 0-100 and reasons',
+      description: 'Answers once the check is durably in the risk.checks log. Score to outcome: allow below thresholds.review (40), block from thresholds.block (80), review between.',
+      responses: { 200: { description: 'Decision', schema: checkResponseSchema }, ...errors },
+      handle: async (req, res, org) => {
+        res.json((await deps.check(org, parseOr400(checkRequestSchema, req.body, 'risk check request'))).response);
+      },
+    },
+    {
+      ...checkDoc,
+      path: '/v1/eval/check',
+      summary: 'Glass-box risk check for development, staging and trials: the internal signals beside the decision',
+      responses: { 200: { description: 'Evaluation', schema: evalResponseSchema }, ...errors },
+      handle: async (req, res, org) => {
+        res.json((await deps.check(org, parseOr400(checkRequestSchema, req.body, 'risk check request'))).evaluation);
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/whitelist',
+      summary: 'Whitelist a user, email, IP, phone or device (device_fingerprint is the device_id a check answers) until expires_at',
+      body: { schema: whitelistRequestSchema },
+      responses: { 201: { description: 'Entry', schema: whitelistEntrySchema }, ...errors },
+      handle: async (req, res, org) => {
+        const e = await deps.whitelist.add(org, parseOr400(whitelistRequestSchema, req.body, 'whitelist entry'));
+        res.status(201).json({ id: e.id, entity_type: e.entity_type, identifier: e.identifier, created_at: e.created_at, expires_at: e.expires_at });
+      },
+    },
+    {
+      method: 'delete',
+      path: '/v1/whitelist/:id',
+      summary: 'Remove a whitelist entry',
+      params: z.object({ id: z.string() }),
+      responses: { 204: { description: 'Removed' }, ...errors, ...missing },
+      handle: async (req, res, org) => {
+        if (!(await deps.whitelist.remove(org, param(req, 'id')))) throw notFound(`no whitelist entry ${param(req, 'id')}`);
+        res.status(204).end();
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/feedback',
+      summary: 'Report whether a decision was right (false_positive, false_negative, correct)',
+      body: { schema: feedbackRequestSchema },
+      responses: { 201: { description: 'Received', schema: feedbackResponseSchema }, ...errors, ...missing },
+      handle: async (req, res, org) => {
+        const body = parseOr400(feedbackRequestSchema, req.body, 'feedback');
+        const known = await findRequest(platform, org, body.request_id);
+        if (!known) throw unknownRequest(body.request_id);
+        const feedback_id = randomUUID();
+        const received_at = new Date(platform.clock.now()).toISOString();
+        await publish([{ kind: 'feedback', org_id: org, request_id: body.request_id, user_id: known.user_id, feedback_id, feedback_type: body.feedback_type, actual_outcome: body.actual_outcome, original_outcome: known.outcome, reported_by: body.reported_by, notes: body.notes ?? null, received_at }]);
+        res.status(201).json({ feedback_id, received_at });
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/challenge/issue',
+      summary: 'Send a one-time code for a step-up challenge of a check',
+      description: 'The code goes to the notifier (topic notifications.otp); it is stored only as a hash, expires after 10 minutes and allows 5 attempts. dev_code is present only with OTP_DEV_ECHO=true.',
+      body: { schema: challengeIssueSchema },
+      responses: { 201: { description: 'Challenge', schema: challengeIssuedSchema }, ...errors, ...missing },
+      handle: async (req, res, org) => {
+        const body = parseOr400(challengeIssueSchema, req.body, 'challenge');
+        const issued = await deps.challenges.issue(org, body);
+        if (!issued) throw unknownRequest(body.request_id);
+        res.status(201).json(issued);
+      },
+    },
+    {
+      method: 'post',
+      path: '/v1/challenge/verify',
+      summary: 'Verify a one-time code; a verified challenge turns its check into allow',
+      body: { schema: challengeVerifySchema },
+      responses: { 200: { description: 'Verified', schema: challengeVerifiedSchema }, 400: { description: "{verified: false, error: 'invalid_code'} for a wrong, expired, used or exhausted code; else a validation error", schema: challengeVerifiedSchema.or(riskErrorBodySchema) }, 401: errors[401], 403: errors[403] },
+      handle: async (req, res, org) => {
+        const result = await deps.challenges.verify(org, parseOr400(challengeVerifySchema, req.body, 'challenge verification'));
+        res.status(result.verified ? 200 : 400).json(result);
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/weights',
+      summary: 'Read the scoring configuration (defaults, version 0, before the first PUT)',
+      responses: { 200: { description: 'Configuration', schema: storedScoringConfigSchema }, ...errors },
+      handle: async (_req, res, org) => {
+        const v = await deps.weights.current(org);
+        res.json({ ...v.config, version: v.version, updated_at: v.updated_at });
+      },
+    },
+    weightsRoute('put'),
+    weightsRoute('post'),
+    {
+      method: 'get',
+      path: '/sessions/:entity_id',
+      summary: "A user's sessions active within the last 24 hours, newest first",
+      params: entityParams,
+      responses: { 200: { description: 'Sessions', schema: z.object({ entity_id: z.string(), sessions: z.array(z.record(z.string(), z.unknown())) }) }, ...errors },
+      handle: async (req, res, org) => {
+        res.json({ entity_id: param(req, 'entity_id'), sessions: await deps.entities.sessions(org, param(req, 'entity_id')) });
+      },
+    },
+    {
+      method: 'get',
+      path: '/gdpr/export/:entity_id',
+      summary: 'Everything stored about a user: checks, feedback, overrides, whitelist entries, challenges, baseline and devices',
+      params: entityParams,
+      responses: { 200: { description: 'Export', schema: z.record(z.string(), z.unknown()) }, ...errors },
+      handle: async (req, res, org) => {
+        res.json(await deps.entities.export(org, param(req, 'entity_id')));
+      },
+    },
+    gdprDelete('delete'),
+    gdprDelete('post'),
+    {
+      method: 'get',
+      path: '/v1/webhooks/config',
+      summary: 'Read the risk webhook configuration (null before the first PUT); the secret is never returned',
+      responses: { 200: { description: 'Configuration', schema: webhookConfigSchema }, ...errors },
+      handle: async (_req, res, org) => {
+        res.json(publicView(await deps.webhooks.current(org)));
+      },
+    },
+    webhookRoute('put'),
+    webhookRoute('post'),
+  ];
+}
+
+/** Every route answers bare (as on {risk_url}) and under /risk (as on {base_url}), CONTRACTS.md section 5. */
+export const RISK_PREFIXES = ['/v1/check', '/v1/eval', '/v1/whitelist', '/v1/feedback', '/v1/challenge', '/v1/weights', '/sessions', '/gdpr', '/v1/webhooks/config', '/risk'];
+
+export function riskRouter(deps: RiskApiDeps): Router {
+  const list = routes(deps);
+  const document = buildOpenApiDocument(
+    {
+      title: 'Weir risk check',
+      version: '1.0.0',
+      description: 'Risk check, whitelist, feedback, challenges, scoring configuration, sessions, GDPR and risk webhooks (Document 1 part C). Every path also answers under /risk.',
+      securityHeaders: ['x-org-id', 'x-api-key'],
+      tooLarge: riskErrorBodySchema,
+      edgeRateLimit: true,
+    },
+    [
+      ...list,
+      { method: 'get', path: '/risk/health', summary: 'Availability check', authenticated: false, responses: { 200: { description: 'Health', schema: z.object({ status: z.string(), timestamp: z.string() }) } } },
+      { method: 'get', path: '/risk/openapi.json', summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } },
+    ],
+  );
+  const guard: RequestHandler[] = [authenticate(deps.keys), requireOrg({ header: 'x-org-id' })];
+  return serviceRouter({ style: 'risk', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: RISK_PREFIXES }, (r) => {
+    r.get('/risk/openapi.json', (_req, res) => void res.json(document));
+    r.get('/risk/health', (_req, res) => void res.json({ status: 'ok', timestamp: new Date().toISOString() }));
+    for (const route of list) {
+      const handler: RequestHandler = async (req, res) => route.handle(req, res, req.principal!.orgId);
+      r[route.method](route.path, ...guard, handler);
+      r[route.method](`/risk${route.path}`, ...guard, handler);
+    }
+  });
+}

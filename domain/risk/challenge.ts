@@ -1,0 +1,28 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * One-time codes: 6 digits, kept only as a hash salted with the challenge id, compared in
+ * constant time. A code lives CODE_TTL_MS and allows MAX_ATTEMPTS tries; a verified code is spent.
+ */
+export const CODE_TTL_MS = 10 * 60_000;
+export const MAX_ATTEMPTS = 5;
+
+/** `random` is an integer in [0, 1e6) (crypto.randomInt in production). */
+export const formatCode = (random: number): string => String(random).padStart(6, '0');
+
+export const codeHash = (challengeId: string, code: string): string => createHash('sha256').update(`${challengeId}:${code}`).digest('hex');
+
+export function codeMatches(challengeId: string, code: string, storedHash: string): boolean {
+  const a = Buffer.from(codeHash(challengeId, code), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export type VerifyFailure = 'unknown' | 'expired' | 'exhausted' | 'used' | 'mismatch';
+
+/** Why a code is refused before it is compared (null: compare it). */
+export function precheck(c: { expiresAt: number; attempts: number }, now: number): VerifyFailure | null {
+  if (now >= c.expiresAt) return 'expired';
+  if (c.attempts >= MAX_ATTEMPTS) return 'exhausted';
+  return null;
+}

