@@ -11,7 +11,6 @@ import type { KeyRing } from './http/auth.js';
 import type { WindowStore } from '../infra/windows/types.js';
 import type { Clock } from '../infra/clock.js';
 import type { HealthReport } from '../infra/health.js';
-
 import { presentError } from './http/present-error.js';
 import { requestLog } from './http/request-log.js';
 
