@@ -31,13 +31,20 @@ export interface ApplyRequest {
   entity: EntityRef;
   updates: SeriesUpdate[];
   /**
-   * Idempotency: when set, the updates apply only if `id` was not applied before to this entity
-   * (same scope and id) within `ttlMs`; claiming the id and applying the updates are one atomic
-   * step. Ids are remembered per entity, so one event may update several entities once each;
-   * deleteEntity keeps them until their TTL (they guard against redelivery).
+   * Idempotency: when set, the updates apply only if `id` was not applied before in the entity's
+   * scope (organization) within `ttlMs`; checking the id, marking it applied and applying the
+   * updates are one atomic step. An id that `reserveIds` reserved and nobody applied yet applies
+   * (once). Ids are remembered per scope, not per entity: an event id re-sent with another entity
+   * is the same event. deleteEntity keeps them (they guard against redelivery).
    */
   once?: { id: string; ttlMs: number };
 }
+
+/**
+ * What `reserveIds` found for an id: `new` (absent, now reserved by this call), `reserved` (reserved
+ * before, not yet applied), `applied` (an `apply` with this once id counted it).
+ */
+export type IdState = 'new' | 'reserved' | 'applied';
 
 /**
  * Durability: every state-changing call resolves only once its effect is durable (memory: journaled
@@ -58,8 +65,18 @@ export interface WindowStore {
   /** Reads series of one entity; answers values in the order asked. */
   read(entity: EntityRef, reads: SeriesRead[]): Promise<(number | null)[]>;
   /**
-   * Claims ids in a namespace for ttlMs without touching series (intake de-duplication):
-   * answers per id whether this call claimed it (false = already claimed).
+   * Event-id idempotency at intake, in the same per-scope id set `apply`'s once ids use (one entry
+   * per event id): answers each id's state and reserves the absent ones for ttlMs. Intake reserves
+   * before it appends to the log and appends `new` and `reserved` ids alike: a reservation whose
+   * append was lost (crash, failed send) is appended again by the retry, and the pipeline's once
+   * check applies an event whose id is reserved but not applied, exactly once.
+   */
+  reserveIds(scope: string, ids: string[], ttlMs: number): Promise<IdState[]>;
+  /** Drops reservations that no apply consumed yet (the append they guarded failed); applied ids stay. */
+  unreserveIds(scope: string, ids: string[], ttlMs: number): Promise<void>;
+  /**
+   * Claims ids in a namespace for ttlMs without touching series (short leases, e.g. a
+   * configuration write): answers per id whether this call claimed it (false = already claimed).
    */
   claim(scope: string, namespace: string, ids: string[], ttlMs: number): Promise<boolean[]>;
   /** Gives back claims, e.g. when the write they guarded failed. */

@@ -1,4 +1,4 @@
-import type { WindowStore } from '../types.js';
+import type { IdState, WindowStore } from '../types.js';
 import { Persistence, execute, type JournalRecord } from './persistence.js';
 import { WindowState } from './state.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkReads, checkPositive } from '../validate.js';
@@ -52,6 +52,16 @@ export async function createMemoryWindowStore(opts: MemoryWindowStoreOptions = {
       usable();
       checkReads(reads);
       return state.read(entity, reads, Date.now());
+    },
+    async reserveIds(scope, ids, ttlMs) {
+      checkPositive('reserveIds ttlMs', ttlMs);
+      if (ids.length === 0) return [];
+      return (await change({ at: Date.now(), op: 'reserveIds', scope, ids, ttlMs })) as IdState[];
+    },
+    async unreserveIds(scope, ids, ttlMs) {
+      checkPositive('unreserveIds ttlMs', ttlMs);
+      if (ids.length === 0) return;
+      await change({ at: Date.now(), op: 'unreserveIds', scope, ids });
     },
     async claim(scope, namespace, ids, ttlMs) {
       checkPositive('claim ttlMs', ttlMs);

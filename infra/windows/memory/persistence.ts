@@ -22,6 +22,8 @@ import type { WindowState } from './state.js';
 
 export type JournalRecord = { at: number } & (
   | { op: 'apply'; requests: ApplyRequest[] }
+  | { op: 'reserveIds'; scope: string; ids: string[]; ttlMs: number }
+  | { op: 'unreserveIds'; scope: string; ids: string[] }
   | { op: 'claim'; scope: string; namespace: string; ids: string[]; ttlMs: number }
   | { op: 'release'; scope: string; namespace: string; ids: string[] }
   | { op: 'schedule'; scope: string; queue: string; entries: { id: string; dueAt: number }[] }
@@ -34,6 +36,10 @@ export function execute(state: WindowState, r: JournalRecord): unknown {
   switch (r.op) {
     case 'apply':
       return state.apply(r.requests, r.at);
+    case 'reserveIds':
+      return state.reserveIds(r.scope, r.ids, r.ttlMs, r.at);
+    case 'unreserveIds':
+      return state.unreserveIds(r.scope, r.ids);
     case 'claim':
       return state.claim(r.scope, r.namespace, r.ids, r.ttlMs, r.at);
     case 'release':

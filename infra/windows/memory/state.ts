@@ -1,4 +1,4 @@
-import type { ApplyRequest, EntityRef, SeriesRead, SeriesUpdate } from '../types.js';
+import type { ApplyRequest, EntityRef, IdState, SeriesRead, SeriesUpdate } from '../types.js';
 import { SumSeries } from './sum-series.js';
 
 /**
@@ -16,7 +16,7 @@ interface Entity {
   touchedAt: number;
 }
 
-/** Ids with an expiry instant: once-claims and intake claims. */
+/** Ids with an expiry instant: short leases (claim/release). */
 class ExpiringIds {
   readonly until = new Map<string, number>();
 
@@ -32,13 +32,54 @@ class ExpiringIds {
   }
 }
 
+/**
+ * Event ids per scope, each with its expiry and whether an apply consumed it: one entry per event
+ * id, shared by intake reservations and apply's once ids. Packed into one number (expiry * 2 +
+ * applied) so an entry is a map slot and a double.
+ */
+class EventIds {
+  readonly entries = new Map<string, number>();
+
+  /** The id's state at `at`, or undefined when absent or expired. */
+  state(key: string, at: number): 'reserved' | 'applied' | undefined {
+    const v = this.entries.get(key);
+    if (v === undefined || Math.floor(v / 2) <= at) return undefined;
+    return v % 2 === 1 ? 'applied' : 'reserved';
+  }
+
+  /** Marks the id applied unless it already is; answers whether this call applied it. */
+  apply(key: string, ttlMs: number, at: number): boolean {
+    const s = this.state(key, at);
+    if (s === 'applied') return false;
+    const until = s === 'reserved' ? Math.floor(this.entries.get(key)! / 2) : at + ttlMs;
+    this.entries.set(key, until * 2 + 1);
+    return true;
+  }
+
+  reserve(key: string, ttlMs: number, at: number): IdState {
+    const s = this.state(key, at);
+    if (s) return s;
+    this.entries.set(key, (at + ttlMs) * 2);
+    return 'new';
+  }
+
+  unreserve(key: string): void {
+    const v = this.entries.get(key);
+    if (v !== undefined && v % 2 === 0) this.entries.delete(key);
+  }
+
+  sweep(at: number): void {
+    for (const [k, v] of this.entries) if (Math.floor(v / 2) <= at) this.entries.delete(k);
+  }
+}
+
 export interface StateOptions {
   idleTtlMs: number;
 }
 
 export class WindowState {
   private readonly entities = new Map<string, Entity>();
-  private readonly onces = new ExpiringIds();
+  private readonly onces = new EventIds();
   private readonly claims = new ExpiringIds();
   private readonly queues = new Map<string, Map<string, number>>();
 
@@ -46,8 +87,8 @@ export class WindowState {
 
   apply(requests: ApplyRequest[], at: number): boolean[] {
     return requests.map((r) => {
+      if (r.once && !this.onces.apply(keyOf(r.entity.scope, r.once.id), r.once.ttlMs, at)) return false;
       const key = keyOf(r.entity.scope, r.entity.id);
-      if (r.once && !this.onces.claim(keyOf(key, r.once.id), r.once.ttlMs, at)) return false;
       const e = this.live(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at };
       for (const u of r.updates) update(e, u);
       e.touchedAt = at;
@@ -64,6 +105,14 @@ export class WindowState {
       evict(e, r.series, r.floor);
       return e.sums.get(r.series)?.total ?? 0;
     });
+  }
+
+  reserveIds(scope: string, ids: string[], ttlMs: number, at: number): IdState[] {
+    return ids.map((id) => this.onces.reserve(keyOf(scope, id), ttlMs, at));
+  }
+
+  unreserveIds(scope: string, ids: string[]): void {
+    for (const id of ids) this.onces.unreserve(keyOf(scope, id));
   }
 
   claim(scope: string, namespace: string, ids: string[], ttlMs: number, at: number): boolean[] {
@@ -110,7 +159,7 @@ export class WindowState {
 
   /** Counts for memory measurements and tests. */
   size(): { entities: number; onceIds: number; claims: number } {
-    return { entities: this.entities.size, onceIds: this.onces.until.size, claims: this.claims.until.size };
+    return { entities: this.entities.size, onceIds: this.onces.entries.size, claims: this.claims.until.size };
   }
 
   /** The state as JSON lines, one entity (or one chunk of ids) a line, so no single string grows huge. */
@@ -119,7 +168,7 @@ export class WindowState {
       const sums = [...e.sums].map(([name, s]) => [name, s.toJSON()]);
       yield JSON.stringify({ e: key, t: e.touchedAt, s: sums, m: [...e.maxes] });
     }
-    yield* chunks('o', this.onces.until);
+    yield* chunks('i', this.onces.entries);
     yield* chunks('c', this.claims.until);
     for (const [key, q] of this.queues) yield JSON.stringify({ q: key, d: [...q] });
   }
@@ -129,8 +178,8 @@ export class WindowState {
     if ('e' in rec) {
       const sums = new Map(rec.s.map(([name, json]) => [name, SumSeries.fromJSON(json)]));
       this.entities.set(rec.e, { sums, maxes: new Map(rec.m), touchedAt: rec.t });
-    } else if ('o' in rec) {
-      for (const [k, exp] of rec.o) this.onces.until.set(k, exp);
+    } else if ('i' in rec) {
+      for (const [k, v] of rec.i) this.onces.entries.set(k, v);
     } else if ('c' in rec) {
       for (const [k, exp] of rec.c) this.claims.until.set(k, exp);
     } else {
@@ -151,13 +200,13 @@ export class WindowState {
 
 type SnapshotLine =
   | { e: string; t: number; s: [string, number[]][]; m: [string, number][] }
-  | { o: [string, number][] }
+  | { i: [string, number][] }
   | { c: [string, number][] }
   | { q: string; d: [string, number][] };
 
 const CHUNK = 5_000;
 
-function* chunks(tag: 'o' | 'c', ids: Map<string, number>): Generator<string> {
+function* chunks(tag: 'i' | 'c', ids: Map<string, number>): Generator<string> {
   let batch: [string, number][] = [];
   for (const entry of ids) {
     batch.push(entry);
