@@ -8,7 +8,7 @@ import { createKafkaBus } from './bus/kafka/index.js';
 import { createEmbeddedBus } from './bus/embedded/index.js';
 import { createCodec } from './codec/index.js';
 import { createRedisWindowStore } from './windows/redis/index.js';
-import { createMemoryWindowStore } from './windows/memory/index.js';
+import { createLmdbWindowStore } from './windows/lmdb/index.js';
 import { createAnalytics } from './analytics/index.js';
 import { createFsBlobStore } from './blobs/fs.js';
 
@@ -33,7 +33,7 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
   const codec = createCodec({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL });
   const windows = config.REDIS_URL
     ? createRedisWindowStore({ url: config.REDIS_URL })
-    : await createMemoryWindowStore({ snapshotPath: path.join(dataDir, 'windows', 'snapshot.json') });
+    : await createLmdbWindowStore({ dir: path.join(dataDir, 'windows', 'state.lmdb') });
   const analytics = await createAnalytics({
     url: config.CLICKHOUSE_URL,
     username: config.CLICKHOUSE_USER,

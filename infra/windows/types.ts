@@ -59,7 +59,7 @@ export type IdState = 'new' | 'reserved' | 'applied';
  * Entities without an update for the store's idle TTL (default 100 days) disappear.
  */
 export interface WindowStore {
-  readonly kind: 'redis' | 'memory';
+  readonly kind: 'redis' | 'lmdb' | 'memory';
   /** Applies each request atomically; answers per request whether it applied (false = seen before). */
   apply(requests: ApplyRequest[]): Promise<boolean[]>;
   /** Reads series of one entity; answers values in the order asked. */

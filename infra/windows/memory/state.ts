@@ -2,15 +2,15 @@ import type { ApplyRequest, EntityRef, IdState, SeriesRead, SeriesUpdate } from 
 import { SumSeries } from './sum-series.js';
 
 /**
- * The in-process window state: plain maps and arithmetic, no I/O and no clock. Every method that
- * changes state takes the instant `at` it runs at, so replaying a journal of (operation, at) pairs
- * rebuilds exactly the state the live calls built.
+ * The in-process window state: plain maps and arithmetic, no I/O and no clock (every method that
+ * changes state takes the instant `at` it runs at). The entity arithmetic (update, evict) is
+ * shared with the LMDB store.
  */
 
 /** Length-prefixed join: unambiguous for any strings (scope 'a:b' + id 'c' differs from 'a' + 'b:c'). */
 export const keyOf = (...parts: string[]): string => parts.map((p) => `${p.length}:${p}`).join('');
 
-interface Entity {
+export interface Entity {
   sums: Map<string, SumSeries>;
   maxes: Map<string, number>;
   touchedAt: number;
@@ -25,10 +25,6 @@ class ExpiringIds {
     if (exp !== undefined && exp > at) return false;
     this.until.set(key, at + ttlMs);
     return true;
-  }
-
-  sweep(at: number): void {
-    for (const [k, exp] of this.until) if (exp <= at) this.until.delete(k);
   }
 }
 
@@ -66,10 +62,6 @@ class EventIds {
   unreserve(key: string): void {
     const v = this.entries.get(key);
     if (v !== undefined && v % 2 === 0) this.entries.delete(key);
-  }
-
-  sweep(at: number): void {
-    for (const [k, v] of this.entries) if (Math.floor(v / 2) <= at) this.entries.delete(k);
   }
 }
 
@@ -150,43 +142,6 @@ export class WindowState {
     this.entities.delete(keyOf(entity.scope, entity.id));
   }
 
-  /** Drops idle entities and expired claims; run before a snapshot so it carries only live state. */
-  sweep(at: number): void {
-    for (const key of [...this.entities.keys()]) this.live(key, at);
-    this.onces.sweep(at);
-    this.claims.sweep(at);
-  }
-
-  /** Counts for memory measurements and tests. */
-  size(): { entities: number; onceIds: number; claims: number } {
-    return { entities: this.entities.size, onceIds: this.onces.entries.size, claims: this.claims.until.size };
-  }
-
-  /** The state as JSON lines, one entity (or one chunk of ids) a line, so no single string grows huge. */
-  *toLines(): Generator<string> {
-    for (const [key, e] of this.entities) {
-      const sums = [...e.sums].map(([name, s]) => [name, s.toJSON()]);
-      yield JSON.stringify({ e: key, t: e.touchedAt, s: sums, m: [...e.maxes] });
-    }
-    yield* chunks('i', this.onces.entries);
-    yield* chunks('c', this.claims.until);
-    for (const [key, q] of this.queues) yield JSON.stringify({ q: key, d: [...q] });
-  }
-
-  loadLine(line: string): void {
-    const rec = JSON.parse(line) as SnapshotLine;
-    if ('e' in rec) {
-      const sums = new Map(rec.s.map(([name, json]) => [name, SumSeries.fromJSON(json)]));
-      this.entities.set(rec.e, { sums, maxes: new Map(rec.m), touchedAt: rec.t });
-    } else if ('i' in rec) {
-      for (const [k, v] of rec.i) this.onces.entries.set(k, v);
-    } else if ('c' in rec) {
-      for (const [k, exp] of rec.c) this.claims.until.set(k, exp);
-    } else {
-      this.queues.set(rec.q, new Map(rec.d));
-    }
-  }
-
   /** The entity, unless it has been idle longer than the idle TTL (then it is dropped, as Redis expires it). */
   private live(key: string, at: number): Entity | undefined {
     const e = this.entities.get(key);
@@ -198,27 +153,7 @@ export class WindowState {
   }
 }
 
-type SnapshotLine =
-  | { e: string; t: number; s: [string, number[]][]; m: [string, number][] }
-  | { i: [string, number][] }
-  | { c: [string, number][] }
-  | { q: string; d: [string, number][] };
-
-const CHUNK = 5_000;
-
-function* chunks(tag: 'i' | 'c', ids: Map<string, number>): Generator<string> {
-  let batch: [string, number][] = [];
-  for (const entry of ids) {
-    batch.push(entry);
-    if (batch.length === CHUNK) {
-      yield JSON.stringify({ [tag]: batch });
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield JSON.stringify({ [tag]: batch });
-}
-
-function update(e: Entity, u: SeriesUpdate): void {
+export function update(e: Entity, u: SeriesUpdate): void {
   if (u.kind === 'max') {
     const cur = e.maxes.get(u.series);
     if (cur === undefined || u.value > cur) e.maxes.set(u.series, u.value);
@@ -234,7 +169,7 @@ function update(e: Entity, u: SeriesUpdate): void {
   s.add(u.bucket, u.delta);
 }
 
-function evict(e: Entity, series: string, floor: number): void {
+export function evict(e: Entity, series: string, floor: number): void {
   const s = e.sums.get(series);
   if (!s) return;
   s.evict(floor);
