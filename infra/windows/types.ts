@@ -46,9 +46,16 @@ export interface ApplyRequest {
  */
 export type IdState = 'new' | 'reserved' | 'applied';
 
+export interface Lease {
+  queue: string;
+  dueAt: number;
+  prefix: string;
+}
+
 /**
- * Durability: every state-changing call resolves only once its effect is durable (memory: journaled
- * and fsync'ed, group-committed; Redis: as durable as the server's persistence). A consumer may
+ * Durability: every state-changing call resolves only once its effect is durable (embedded: its
+ * LMDB transaction committed and flushed to disk; Redis: as durable as the server's persistence;
+ * the in-process store of tests keeps nothing). A consumer may
  * therefore commit its offsets as soon as `apply` resolves; after a crash, redelivered events are
  * absorbed by their `once` ids, so effects stay exactly-once.
  * Floors of one series are expected not to decrease (they come from the clock): eviction is not
@@ -83,8 +90,14 @@ export interface WindowStore {
   release(scope: string, namespace: string, ids: string[]): Promise<void>;
   /** Marks entities of a scope as due at `dueAt` (ms); keeps the earliest due time per entity. */
   schedule(scope: string, queue: string, entries: { id: string; dueAt: number }[]): Promise<void>;
-  /** Removes and answers the entities of a queue due at or before `now` (at most `limit`). */
-  takeDue(scope: string, queue: string, now: number, limit: number): Promise<string[]>;
+  /**
+   * Removes and answers the entities of a queue due at or before `now` (at most `limit`). With
+   * `lease`, the same atomic step schedules `lease.prefix + id` for each taken id on `lease.queue`
+   * at `lease.dueAt`, so work taken off a queue is never lost to a crash before it is recorded.
+   */
+  takeDue(scope: string, queue: string, now: number, limit: number, lease?: Lease): Promise<string[]>;
+  /** Removes these ids from a queue, whenever they are due (e.g. leases whose work is done). */
+  unschedule(scope: string, queue: string, ids: string[]): Promise<void>;
   /** Removes everything stored for an entity (GDPR delete, retired state). */
   deleteEntity(entity: EntityRef): Promise<void>;
   /** Makes the state durable (embedded: snapshot to DATA_DIR; Redis: no-op) and releases resources. */

@@ -257,6 +257,19 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         expect(await store.takeDue(scope, 'flush', 100, 10)).toEqual(['e3', 'e4', 'e5']);
       });
 
+      it('records a lease for what it takes in the same step, and unschedules ids', async () => {
+        await store.schedule(scope, 'dirty', [{ id: 'a', dueAt: 1 }, { id: 'b', dueAt: 2 }, { id: 'c', dueAt: 50 }]);
+        await store.schedule(scope, 'lease', [{ id: 'me:b', dueAt: 500 }]);
+        expect(await store.takeDue(scope, 'dirty', 10, 10, { queue: 'lease', dueAt: 1_000, prefix: 'me:' })).toEqual(['a', 'b']);
+        expect(await store.takeDue(scope, 'lease', 999, 10)).toEqual(['me:b']);
+        await store.unschedule(scope, 'lease', ['other', 'me:x']);
+        expect(await store.takeDue(scope, 'lease', 1_000, 10)).toEqual(['me:a']);
+        await store.schedule(scope, 'lease', [{ id: 'me:c', dueAt: 5 }]);
+        await store.unschedule(scope, 'lease', ['me:c']);
+        expect(await store.takeDue(scope, 'lease', 1_000, 10)).toEqual([]);
+        expect(await store.takeDue(scope, 'dirty', 100, 10)).toEqual(['c']);
+      });
+
       it('keeps queues of scopes and names apart', async () => {
         await store.schedule(scope, 'flush', [{ id: 'x', dueAt: 1 }]);
         await store.schedule(`${scope}-b`, 'flush', [{ id: 'x', dueAt: 1 }]);

@@ -92,6 +92,18 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     if (((db.get(meta) as number | undefined) ?? 0) < slots.expireAt) void db.put(meta, slots.expireAt);
   };
 
+  /** Keeps the earliest due time per id (inside a write transaction). */
+  const scheduleIn = (scope: string, queue: string, entries: { id: string; dueAt: number }[]): void => {
+    for (const { id, dueAt } of entries) {
+      const queued = [KEYSPACES.queued, scope, queue, id];
+      const cur = db.get(queued) as number | undefined;
+      if (cur !== undefined && cur <= dueAt) continue;
+      if (cur !== undefined) void db.remove([KEYSPACES.due, scope, queue, cur, id]);
+      void db.put(queued, dueAt);
+      void db.put([KEYSPACES.due, scope, queue, dueAt, id], 1);
+    }
+  };
+
   const digestOf = (id: string): string => idDigest(id).toString('base64url');
 
   const housekeeper = createHousekeeper({ db, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000, write: (body) => write(body) });
@@ -190,19 +202,11 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     async schedule(scope, queue, entries) {
       for (const e of entries) checkFinite('schedule dueAt', e.dueAt);
       if (entries.length === 0) return;
-      await write(() => {
-        for (const { id, dueAt } of entries) {
-          const queued = [KEYSPACES.queued, scope, queue, id];
-          const cur = db.get(queued) as number | undefined;
-          if (cur !== undefined && cur <= dueAt) continue;
-          if (cur !== undefined) void db.remove([KEYSPACES.due, scope, queue, cur, id]);
-          void db.put(queued, dueAt);
-          void db.put([KEYSPACES.due, scope, queue, dueAt, id], 1);
-        }
-      });
+      await write(() => scheduleIn(scope, queue, entries));
     },
-    async takeDue(scope, queue, now, limit) {
+    async takeDue(scope, queue, now, limit, lease) {
       checkPositive('takeDue limit', limit);
+      if (lease) checkFinite('lease dueAt', lease.dueAt);
       return write(() => {
         const taken: string[] = [];
         // Keys sort by due time, then id: the order a Redis sorted set answers in.
@@ -212,7 +216,20 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
           void db.remove([KEYSPACES.queued, scope, queue, id]);
           taken.push(id);
         }
+        if (lease) scheduleIn(scope, lease.queue, taken.map((id) => ({ id: lease.prefix + id, dueAt: lease.dueAt })));
         return taken;
+      });
+    },
+    async unschedule(scope, queue, ids) {
+      if (ids.length === 0) return;
+      await write(() => {
+        for (const id of ids) {
+          const queued = [KEYSPACES.queued, scope, queue, id];
+          const dueAt = db.get(queued) as number | undefined;
+          if (dueAt === undefined) continue;
+          void db.remove(queued);
+          void db.remove([KEYSPACES.due, scope, queue, dueAt, id]);
+        }
       });
     },
     async deleteEntity(entity) {

@@ -58,10 +58,15 @@ export async function createMemoryWindowStore(opts: MemoryWindowStoreOptions = {
       for (const e of entries) checkFinite('schedule dueAt', e.dueAt);
       state.schedule(scope, queue, entries);
     },
-    async takeDue(scope, queue, now, limit) {
+    async takeDue(scope, queue, now, limit, lease) {
       usable();
       checkPositive('takeDue limit', limit);
-      return state.takeDue(scope, queue, now, limit);
+      if (lease) checkFinite('lease dueAt', lease.dueAt);
+      return state.takeDue(scope, queue, now, limit, lease);
+    },
+    async unschedule(scope, queue, ids) {
+      usable();
+      state.unschedule(scope, queue, ids);
     },
     async deleteEntity(entity) {
       usable();

@@ -1,4 +1,4 @@
-import type { ApplyRequest, EntityRef, IdState, SeriesRead, SeriesUpdate } from '../types.js';
+import type { ApplyRequest, EntityRef, IdState, Lease, SeriesRead, SeriesUpdate } from '../types.js';
 import { SumSeries } from './sum-series.js';
 
 /**
@@ -126,7 +126,7 @@ export class WindowState {
   }
 
   /** Earliest due first, ties by id: the order a Redis sorted set answers in. */
-  takeDue(scope: string, queue: string, now: number, limit: number): string[] {
+  takeDue(scope: string, queue: string, now: number, limit: number, lease?: Lease): string[] {
     const key = keyOf(scope, queue);
     const q = this.queues.get(key);
     if (!q) return [];
@@ -135,7 +135,16 @@ export class WindowState {
     const taken = due.slice(0, limit).map(([id]) => id);
     for (const id of taken) q.delete(id);
     if (q.size === 0) this.queues.delete(key);
+    if (lease) this.schedule(scope, lease.queue, taken.map((id) => ({ id: lease.prefix + id, dueAt: lease.dueAt })));
     return taken;
+  }
+
+  unschedule(scope: string, queue: string, ids: string[]): void {
+    const key = keyOf(scope, queue);
+    const q = this.queues.get(key);
+    if (!q) return;
+    for (const id of ids) q.delete(id);
+    if (q.size === 0) this.queues.delete(key);
   }
 
   deleteEntity(entity: EntityRef): void {

@@ -12,7 +12,7 @@ declare module 'ioredis' {
     weirWindowUnreserve(...args: (string | Buffer)[]): Result<number, Context>;
     weirWindowClaim(numberOfKeys: number, ...keysAndArgs: string[]): Result<number[], Context>;
     weirWindowRead(entityKey: string, ...args: string[]): Result<(string | null)[], Context>;
-    weirWindowTakeDue(queueKey: string, now: string, limit: string): Result<string[], Context>;
+    weirWindowTakeDue(queueKey: string, leaseKey: string, ...args: string[]): Result<string[], Context>;
   }
 }
 
@@ -102,7 +102,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   redis.defineCommand('weirWindowReserve', { numberOfKeys: 0, lua: RESERVE });
   redis.defineCommand('weirWindowUnreserve', { numberOfKeys: 0, lua: UNRESERVE });
   redis.defineCommand('weirWindowRead', { numberOfKeys: 1, lua: READ });
-  redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 1, lua: TAKE_DUE });
+  redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 2, lua: TAKE_DUE });
 
   return {
     kind: 'redis',
@@ -175,9 +175,15 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       // LT keeps the earlier due time of an entity already queued; new entities are added.
       await redis.zadd(key.queue(scope, queue), ...args);
     },
-    async takeDue(scope, queue, now, limit) {
+    async takeDue(scope, queue, now, limit, lease) {
       checkPositive('takeDue limit', limit);
-      return redis.weirWindowTakeDue(key.queue(scope, queue), String(now), String(limit));
+      if (!lease) return redis.weirWindowTakeDue(key.queue(scope, queue), key.queue(scope, queue), String(now), String(limit));
+      checkFinite('lease dueAt', lease.dueAt);
+      return redis.weirWindowTakeDue(key.queue(scope, queue), key.queue(scope, lease.queue), String(now), String(limit), String(lease.dueAt), lease.prefix);
+    },
+    async unschedule(scope, queue, ids) {
+      if (ids.length === 0) return;
+      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) await redis.zrem(key.queue(scope, queue), ...chunk);
     },
     async deleteEntity(entity) {
       // Event ids stay until their TTL: they guard against redelivery, and hold no entity data.

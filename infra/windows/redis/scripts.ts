@@ -267,11 +267,21 @@ end
 return out
 `;
 
-/** KEYS[1] queue; ARGV[1] now, ARGV[2] limit. Removes and answers the due members, earliest first. */
+/**
+ * KEYS[1] queue, KEYS[2] lease queue (or the queue again); ARGV[1] now, ARGV[2] limit, then
+ * optionally ARGV[3] lease due time and ARGV[4] lease prefix. Removes and answers the due members,
+ * earliest first, and with a lease adds prefix .. member to the lease queue (earliest due kept).
+ */
 export const TAKE_DUE = `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for i = 1, #ids, 1000 do
-  redis.call('ZREM', KEYS[1], unpack(ids, i, math.min(i + 999, #ids)))
+  local last = math.min(i + 999, #ids)
+  redis.call('ZREM', KEYS[1], unpack(ids, i, last))
+  if ARGV[3] then
+    local args = {}
+    for j = i, last do args[#args + 1] = ARGV[3]; args[#args + 1] = ARGV[4] .. ids[j] end
+    redis.call('ZADD', KEYS[2], 'LT', unpack(args))
+  end
 end
 return ids
 `;
