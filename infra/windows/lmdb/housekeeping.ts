@@ -6,11 +6,11 @@ import { KEYSPACES } from './keys.js';
  * milliseconds on the event loop) and deletes what expired in one write transaction, whose commit
  * runs on lmdb's write thread; the next slice starts after that commit. Other calls interleave
  * between slices, so a sweep over millions of ids or entities never holds the process.
- * - id slots whose expiry passed are deleted whole, slot by slot;
- * - entities idle longer than the idle TTL (reads already treat them as gone);
- * - leases whose expiry passed.
+ * - id slots whose expiry passed are deleted whole, slot by slot (every interval);
+ * - entities idle longer than the idle TTL, and leases whose expiry passed (at most hourly).
  */
 const SLICE = 2_000;
+const FULL_SWEEP_MS = 3_600_000;
 
 export interface HousekeeperDeps {
   db: RootDatabase;
@@ -22,6 +22,7 @@ export interface HousekeeperDeps {
 export function createHousekeeper(deps: HousekeeperDeps) {
   const { db } = deps;
   let stopping = false;
+  let lastFullSweep = -Infinity;
 
   /** Deletes the keys of [start, end) that `expired` picks, a slice at a time. */
   async function sweepRange(start: Key[], end: Key[], expired: (key: Key, value: unknown) => boolean): Promise<number> {
@@ -60,6 +61,10 @@ export function createHousekeeper(deps: HousekeeperDeps) {
       if (stopping) return removed;
       await deps.write(() => void db.remove(key));
     }
+    // Entities and leases are read whole to find the expired ones: once an hour is enough for an
+    // idle TTL of days (reads already treat idle entities as gone).
+    if (now - lastFullSweep < FULL_SWEEP_MS) return removed;
+    lastFullSweep = now;
     removed += await sweepRange([KEYSPACES.entity], [KEYSPACES.entity, '\uffff'], (_, v) => now - (v as { t: number }).t > deps.idleTtlMs);
     removed += await sweepRange([KEYSPACES.lease], [KEYSPACES.lease, '\uffff'], (_, v) => (v as number) <= now);
     return removed;
