@@ -56,10 +56,10 @@ async function redisUsed(): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(info)![1]);
 }
 
-async function dirBytes(dir: string): Promise<number> {
+/** Blocks in use by the LMDB file (lmdb keeps the environment in one file at its path, grown ahead of its use). */
+async function lmdbBytes(file: string): Promise<number> {
   try {
-    // Blocks in use: the file is grown ahead of its use.
-    return (await stat(path.join(dir, 'data.mdb'))).blocks * 512;
+    return (await stat(file)).blocks * 512;
   } catch {
     return 0;
   }
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     const delay = monitorEventLoopDelay({ resolution: 1 });
     const rss0 = process.memoryUsage().rss;
     const redis0 = mode === 'redis' ? await redisUsed() : 0;
-    const disk0 = await dirBytes(path.join(dir, 'windows', 'state.lmdb'));
+    const disk0 = await lmdbBytes(path.join(dir, 'windows', 'state.lmdb'));
     const batches = Math.floor((RATE * SECONDS) / BATCH);
     delay.enable();
     const [soak, loadReport] = await Promise.all([
@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     const events = batches * BATCH;
     const sentSeconds = (Math.max(...Object.values(loadReport.report.sentAt)) - Math.min(...Object.values(loadReport.report.sentAt))) / 1000;
     const rssGrowth = process.memoryUsage().rss - rss0;
-    const storeGrowth = mode === 'redis' ? (await redisUsed()) - redis0 : (await dirBytes(path.join(dir, 'windows', 'state.lmdb'))) - disk0;
+    const storeGrowth = mode === 'redis' ? (await redisUsed()) - redis0 : (await lmdbBytes(path.join(dir, 'windows', 'state.lmdb'))) - disk0;
     const perMillion = (b: number) => (b / events) * 1e6;
     const day = 20_000 * 86_400;
     console.log(`| mode | ${mode === 'redis' ? 'Kafka + Redis' : 'embedded (embedded log, LMDB)'} |`);
