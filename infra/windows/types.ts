@@ -1,12 +1,18 @@
 /**
- * The window-state port: rolling per-entity series kept in Redis (real) or in process (embedded).
+ * The window-state port: rolling per-entity series kept in Redis (real) or in LMDB on local disk
+ * (embedded default; infra/windows/lmdb), plus an in-process twin for tests.
  *
  * The store knows nothing of time or windows: callers (pure code in domain/) turn timestamps into
  * integer bucket indexes and windows into a lowest live bucket. The store keeps, per entity and
  * series, a map bucket -> sum plus a running total, and evicts buckets below the floor a read or
- * update names. One entity's keys share a Redis Cluster hash tag, so one entity's update can be
- * one atomic script on one shard; the standalone Redis adapter runs the requests of a call in a
- * few scripts of many entities each (redis/index.ts), since per-script cost dominates otherwise.
+ * update names. The standalone Redis adapter runs the requests of a call in a few scripts of many
+ * entities each (redis/index.ts), since per-script cost dominates otherwise.
+ *
+ * Event ids: one entry per event id and organization, shared by intake (`reserveIds`) and the
+ * pipeline (`once`), kept in time slots (event-ids.ts) as 8 bytes of SHA-256 and a state
+ * (reserved or applied). Intake reserves, then appends; the pipeline's once check and the counter
+ * update are one atomic step and apply an id that is absent or reserved, so a crash between any
+ * two steps, a client retry or a redelivery counts an event exactly once.
  */
 
 /** Entity address: `scope` is the tenant (organization), `id` the entity within it. */

@@ -84,8 +84,9 @@ async function run(p: ChainableCommander): Promise<unknown[]> {
  * The Redis window store, on one standalone server. Each command is as durable as the server's
  * persistence settings make it; there is nothing to flush at close.
  * Apply and claim scripts touch keys of many entities at once, which a standalone server allows.
- * The keys keep their per-entity hash tags, so a Redis Cluster variant would only have to group
- * the requests of a chunk by hash slot.
+ * Not yet ready for Redis Cluster: an apply with an event id touches the entity's hash (tag
+ * {scope:id}) and the organization's id keys (tag {scope}) in one atomic script, so a cluster
+ * variant must first co-locate them (e.g. entity keys tagged by organization and shard).
  */
 export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowStore {
   const idleTtl = String(opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS);
