@@ -259,7 +259,9 @@ describe('event intake', () => {
     await waitFor(live(c, 'windowed'), (v) => v.logins_1h === 2);
   });
 
-  it('defaults event_id_window to 24 hours and refuses one over 72 hours', async () => {
+  it('defaults event_id_window to 24 hours, documents it in OpenAPI and refuses one over 72 hours', async () => {
+    const doc = (await (await fetch(`${p.url}/v1/counter-stream/openapi.json`)).json()) as { components: { schemas: Record<string, { description?: string }> } };
+    expect(doc.components.schemas.EventIdWindow?.description).toContain('re-sent within this window');
     const { c } = freshOrg();
     expect((await c.putConfig(countConfig())).body.data.event_id_window).toEqual({ amount: 24, unit: 'hours' });
     const res = await c.putConfig(countConfig({ event_id_window: { amount: 4, unit: 'days' }, version: 1 }));
