@@ -76,7 +76,8 @@ async function runJob(job: LoadJob): Promise<LoadReport> {
     for (let i = 0; i < work.length; i++) {
       const wait = start + i * job.pace.everyMs - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      inflight.push(send(i));
+      // A keep-alive socket reset under load loses the request: sent again (its event ids make that safe).
+      inflight.push(send(i).catch(() => send(i)));
     }
     await Promise.all(inflight);
   }

@@ -9,7 +9,7 @@ import { createEmbeddedBus } from './bus/embedded/index.js';
 import { createCodec } from './codec/index.js';
 import { createRedisWindowStore } from './windows/redis/index.js';
 import { failFastOnOutage } from './windows/redis/outage.js';
-import { createMemoryWindowStore } from './windows/memory/index.js';
+import { createLmdbWindowStore } from './windows/lmdb/index.js';
 import { createAnalytics } from './analytics/index.js';
 import { createFsBlobStore } from './blobs/fs.js';
 
@@ -45,7 +45,7 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
           onConnectionError: (err) => log.warn({ err, adapter: 'redis' }, 'redis connection error'),
         }),
       )
-    : await createMemoryWindowStore({ snapshotPath: path.join(dataDir, 'windows', 'snapshot.json') });
+    : await createLmdbWindowStore({ dir: path.join(dataDir, 'windows', 'state.lmdb') });
   const analytics = await createAnalytics({
     url: config.CLICKHOUSE_URL,
     username: config.CLICKHOUSE_USER,

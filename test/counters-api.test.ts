@@ -271,7 +271,51 @@ describe('event intake', () => {
     expect((await c.postBatch([a, a, b])).body.data).toEqual({ accepted: 2, duplicates: 1, rejected: [] });
     expect((await c.postBatch([b, ev({ entity_id: 'dup' })])).body.data).toEqual({ accepted: 1, duplicates: 1, rejected: [] });
     expect((await c.postEvent(a)).body.data).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
-    await waitFor(live(c, 'dup'), (v) => v.logins_1h === 3);
+    // A later event of the same entity (same partition) counts only after every duplicate before it was handled.
+    expect((await c.postEvent(ev({ entity_id: 'dup' }))).body.data.accepted).toBe(1);
+    await waitFor(live(c, 'dup'), (v) => v.logins_1h === 4);
+    expect((await live(c, 'dup')()).logins_1h).toBe(4);
+  });
+
+  it('treats an event_id re-sent with another entity_id as the same event, over HTTP and on the topic', async () => {
+    const { org, c } = freshOrg();
+    await c.putConfig(countConfig());
+    const a = ev({ entity_id: 'first' });
+    expect((await c.postEvent(a)).body.data).toEqual({ accepted: 1, duplicates: 0, rejected: [] });
+    expect((await c.postEvent({ ...a, entity_id: 'second' })).body.data).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
+    await p.platform.bus.send('events', [{ key: `${org}:third`, value: await p.platform.codec.encode('events', { org_id: org, ...a, entity_id: 'third' }) }]);
+    // Markers behind the re-sent id on each entity's partition.
+    for (const entity of ['second', 'third']) {
+      await p.platform.bus.send('events', [{ key: `${org}:${entity}`, value: await p.platform.codec.encode('events', { org_id: org, ...ev({ entity_id: entity }) }) }]);
+    }
+    await waitFor(live(c, 'second'), (v) => v.logins_1h === 1);
+    await waitFor(live(c, 'third'), (v) => v.logins_1h === 1);
+    expect((await live(c, 'first')()).logins_1h).toBe(1);
+    expect((await live(c, 'second')()).logins_1h).toBe(1);
+    expect((await live(c, 'third')()).logins_1h).toBe(1);
+  });
+
+  it('remembers ids for the configured event_id_window: a duplicate inside it, a new event after it', async () => {
+    const { c } = freshOrg();
+    await c.putConfig(countConfig({ event_id_window: { amount: 1, unit: 'seconds' } }));
+    expect((await c.getConfig()).body.data.event_id_window).toEqual({ amount: 1, unit: 'seconds' });
+    const a = ev({ entity_id: 'windowed' });
+    expect((await c.postEvent(a)).body.data.accepted).toBe(1);
+    expect((await c.postEvent(a)).body.data).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
+    await waitFor(live(c, 'windowed'), (v) => v.logins_1h === 1);
+    // The window runs on the window store's clock (real time): re-send until the id is forgotten.
+    await waitFor(async () => (await c.postEvent(a)).body.data.accepted, (n) => n === 1);
+    await waitFor(live(c, 'windowed'), (v) => v.logins_1h === 2);
+  });
+
+  it('defaults event_id_window to 24 hours, documents it in OpenAPI and refuses one over 72 hours', async () => {
+    const doc = (await (await fetch(`${p.url}/v1/counter-stream/openapi.json`)).json()) as { components: { schemas: Record<string, { description?: string }> } };
+    expect(doc.components.schemas.EventIdWindow?.description).toContain('re-sent within this window');
+    const { c } = freshOrg();
+    expect((await c.putConfig(countConfig())).body.data.event_id_window).toEqual({ amount: 24, unit: 'hours' });
+    const res = await c.putConfig(countConfig({ event_id_window: { amount: 4, unit: 'days' }, version: 1 }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('event_id_window');
   });
 
   it('counts topic-fed events with the same rules, dead-letters invalid ones and counts a redelivery once', async () => {
@@ -284,7 +328,10 @@ describe('event intake', () => {
     await publish(good);
     await publish(ev({ entity_id: 'topic', attributes: { undeclared: 'x' } }));
     await p.platform.bus.send('events', [{ key: null, value: Buffer.from('{"not":"an event"}') }]);
-    await waitFor(live(c, 'topic'), (v) => v.logins_1h === 1);
+    // A marker behind the redelivery on the entity's partition: once it counts, the redelivery was handled.
+    await publish(ev({ entity_id: 'topic' }));
+    await waitFor(live(c, 'topic'), (v) => v.logins_1h === 2);
+    expect((await live(c, 'topic')()).logins_1h).toBe(2);
 
     const { reasons, sub } = await deadLetterReasons(org);
     await waitFor(async () => reasons, (r) => r.some((x) => x.includes('undeclared is not declared')) && r.some((x) => x.includes('event_id')));

@@ -22,19 +22,47 @@ windowStoreContract('redis', async (opts) =>
 
 describe('redis window store: key layout', () => {
 
-  it('puts all keys of an entity in one hash slot and sets their expiry', async () => {
+  it('keeps an entity in one hash and its expiry; event ids in hashes of its scope, expiring with their slot', async () => {
     const keyPrefix = `${runPrefix}layout:`;
     const store = createRedisWindowStore({ url, keyPrefix, idleTtlMs: 3_600_000 });
     try {
       await store.apply([
-        { entity: { scope: 'acme', id: 'u1' }, updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 1, floor: 0 }], once: { id: 'e1', ttlMs: 60_000 } },
+        { entity: { scope: 'acme', id: 'u1' }, updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 1, floor: 0 }], once: { id: 'e1', ttlMs: 86_400_000 } },
       ]);
-      // Redis Cluster hashes only the first {...} of a key: both keys hash {acme:u1}.
       const keys = (await admin.keys(`${keyPrefix}*`)).sort();
-      expect(keys).toEqual([`${keyPrefix}{acme:u1}`, `${keyPrefix}{acme:u1}:once:e1`]);
+      const slot = Math.floor(Date.now() / 21_600_000);
+      // The slot's meta hash and the one bucket of its first generation (a first slot starts with one).
+      const bucket = `${keyPrefix}i:{acme}:21600000:${slot}:1:0`;
+      expect(keys).toEqual([`${keyPrefix}i:{acme}:21600000:${slot}`, bucket, `${keyPrefix}{acme:u1}`]);
       const ttl = await admin.pttl(`${keyPrefix}{acme:u1}`);
       expect(ttl).toBeGreaterThan(3_500_000);
       expect(ttl).toBeLessThanOrEqual(3_600_000);
+      // Remembered for the window (24 h) after the end of the current six-hour slot.
+      expect(await admin.pexpiretime(bucket)).toBe((slot + 1) * 21_600_000 + 86_400_000);
+      expect(await admin.hlen(bucket)).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps one entry of a few bytes per event id, whether intake reserved it or not', async () => {
+    const keyPrefix = `${runPrefix}ids:`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    const ttlMs = 86_400_000;
+    const n = 20_000;
+    try {
+      const ids = Array.from({ length: n }, (_, i) => `event-${i}`);
+      // Half arrive over HTTP (reserved, then applied by the pipeline), half straight from the topic.
+      expect(await store.reserveIds('acme', ids.slice(0, n / 2), ttlMs)).toEqual(ids.slice(0, n / 2).map(() => 'new'));
+      const applied = await store.apply(ids.map((id, i) => ({ entity: { scope: 'acme', id: `u${i % 100}` }, updates: [], once: { id, ttlMs } })));
+      expect(applied.every(Boolean)).toBe(true);
+      const keys = await admin.keys(`${keyPrefix}*`);
+      expect(keys.every((k) => k.startsWith(`${keyPrefix}i:{acme}:`))).toBe(true);
+      const buckets = keys.filter((k) => /\}:\d+:\d+:\d+:\d+$/.test(k));
+      const fields = (await Promise.all(buckets.map((k) => admin.hlen(k)))).reduce((a, b) => a + b, 0);
+      expect(fields).toBe(n);
+      const values = await admin.hvals(buckets[0]!);
+      expect(new Set(values)).toEqual(new Set(['1']));
     } finally {
       await store.close();
     }

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmbeddedBus } from '../infra/bus/embedded/index.js';
 import { bootId, currentHolder, startTimeOf, tryLock, type Holder } from '../infra/fs/writer-lock.js';
-import { createMemoryWindowStore } from '../infra/windows/memory/index.js';
+import { createLmdbWindowStore } from '../infra/windows/lmdb/index.js';
 import { jsonMessage } from './contracts/bus.js';
 import { kill, spawnFixture, type Child } from './fixtures/bus-crash-harness.js';
 
@@ -77,11 +77,11 @@ describe('writer lock', () => {
   it('lets the embedded log write and the window store open after a crash of a process with the same pid', async () => {
     const dir = path.dirname(await lockFile());
     await writeFile(path.join(dir, 'writer.lock'), JSON.stringify(deadHolder(process.pid)));
-    await writeFile(path.join(dir, 'windows.json.lock'), JSON.stringify(deadHolder(process.pid)));
+    await writeFile(path.join(dir, 'state.lmdb.lock'), JSON.stringify(deadHolder(process.pid)));
     const bus = await createEmbeddedBus({ dir, log });
     await bus.send('t', [jsonMessage('k', { seq: 1 })]);
     await bus.close();
-    const windows = await createMemoryWindowStore({ snapshotPath: path.join(dir, 'windows.json') });
+    const windows = await createLmdbWindowStore({ dir: path.join(dir, 'state.lmdb') });
     await windows.close();
   });
 });

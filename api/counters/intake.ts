@@ -8,18 +8,19 @@ import type { ConfigStore } from '../../pipelines/counters/config-store.js';
 import { EVENTS_TOPIC } from '../../pipelines/counters/apply-events.js';
 import { createEntityQuota } from './entity-quota.js';
 
-/** Event ids remembered when the organization has no configuration yet (longest-window rule's floor). */
-const NO_CONFIG_ID_TTL_MS = 25 * 3_600_000;
+/** Event ids are remembered this long when the organization has no configuration yet (the default event_id_window). */
+const NO_CONFIG_ID_TTL_MS = 24 * 3_600_000;
 
 /**
  * HTTP intake of counter events: each item is validated on its own (shape, then the organization's
  * rules), repeats inside the request are duplicates, and the rest are appended to `events`.
  *
- * Ids are claimed only after the bus confirmed the append. Claiming first would let a crash between
- * claim and append orphan the claim, and the client's retry would then be told "duplicate" for an
- * event that never reached the log. Appending first means a retried id may be appended twice; the
- * pipeline applies each id once (window-store once-claim), so it still counts once, and the claim
- * result tells this request whether the id was new.
+ * One entry per event id, in the organization's id set that the pipeline's once check uses too
+ * (WindowStore.reserveIds). Intake reserves the ids first: `new` ones are accepted, `reserved` and
+ * `applied` ones are duplicates. It then appends the `new` and the `reserved` ones: a reservation
+ * whose append never happened (a crash, a failed send) is appended by the retry that finds it, and
+ * the pipeline applies an id that is reserved but not applied exactly once, so appending twice is
+ * harmless. A failed append gives back the reservations this request made, best effort.
  */
 export function createIntake(deps: { platform: Platform; configs: ConfigStore }) {
   const { bus, codec, windows, clock } = deps.platform;
@@ -62,13 +63,22 @@ export function createIntake(deps: { platform: Platform; configs: ConfigStore })
       if (valid.length === 0) return { accepted: 0, duplicates, rejected };
     }
 
-    const messages = await Promise.all(
-      valid.map(async ({ event: e }) => ({ key: `${orgId}:${e.entity_id}`, value: await codec.encode(EVENTS_TOPIC, { ...e, org_id: orgId }) })),
-    );
-    await bus.send(EVENTS_TOPIC, messages);
-    const claimed = await windows.claim(orgId, 'events', valid.map((v) => v.event.event_id), compiled?.eventIdTtlMs ?? NO_CONFIG_ID_TTL_MS);
-    const accepted = claimed.filter(Boolean).length;
-    return { accepted, duplicates: duplicates + claimed.length - accepted, rejected };
+    const ttlMs = compiled?.eventIdTtlMs ?? NO_CONFIG_ID_TTL_MS;
+    const states = await windows.reserveIds(orgId, valid.map((v) => v.event.event_id), ttlMs);
+    const toAppend = valid.filter((_, i) => states[i] !== 'applied');
+    const reserved = valid.filter((_, i) => states[i] === 'new').map((v) => v.event.event_id);
+    if (toAppend.length > 0) {
+      const messages = await Promise.all(
+        toAppend.map(async ({ event: e }) => ({ key: `${orgId}:${e.entity_id}`, value: await codec.encode(EVENTS_TOPIC, { ...e, org_id: orgId }) })),
+      );
+      try {
+        await bus.send(EVENTS_TOPIC, messages);
+      } catch (err) {
+        await windows.unreserveIds(orgId, reserved, ttlMs).catch(() => undefined);
+        throw err;
+      }
+    }
+    return { accepted: reserved.length, duplicates: duplicates + valid.length - reserved.length, rejected };
   };
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CounterConfig, CounterDef } from '../../schemas/http/counters.js';
+import { WINDOW_UNITS, type CounterConfig, type CounterDef } from '../../schemas/http/counters.js';
 import { windowSpec, type WindowSpec } from './window.js';
 
 /** A column of the counter table: count and sum hold numbers, last_seen a timestamp. */
@@ -32,13 +32,10 @@ export interface CompiledConfig {
   declaredAttributes: Set<string>;
   /** Columns of retired counters whose last flushed values the table keeps (audit). */
   retired: CounterColumn[];
-  /** How long event ids are remembered for de-duplication: the longest window plus a margin. */
+  /** How long event ids are remembered for de-duplication: the configuration's event_id_window. */
   eventIdTtlMs: number;
   flushMs: number;
 }
-
-const ID_TTL_FLOOR_MS = 24 * 3_600_000;
-const ID_TTL_MARGIN_MS = 3_600_000;
 
 export const columnOf = (def: Pick<CounterDef, 'name' | 'aggregate'>): CounterColumn => ({ name: def.name, type: def.aggregate === 'last_seen' ? 'datetime' : 'number' });
 
@@ -62,7 +59,6 @@ export function compileConfig(orgId: string, config: CounterConfig, retired: Cou
       counting.set(c.def.event_type, list);
     }
   }
-  const longest = Math.max(0, ...counters.map((c) => c.spec?.windowMs ?? 0));
   return {
     orgId,
     config,
@@ -70,7 +66,7 @@ export function compileConfig(orgId: string, config: CounterConfig, retired: Cou
     counting,
     declaredAttributes: new Set(config.attributes.map((a) => a.name)),
     retired,
-    eventIdTtlMs: Math.max(longest, ID_TTL_FLOOR_MS) + ID_TTL_MARGIN_MS,
+    eventIdTtlMs: config.event_id_window.amount * WINDOW_UNITS[config.event_id_window.unit],
     flushMs: config.flush_interval_seconds * 1000,
   };
 }

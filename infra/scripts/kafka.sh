@@ -6,6 +6,7 @@
 #   infra/scripts/kafka.sh stop     stops the broker this script started
 #   infra/scripts/kafka.sh status   prints the address and exits 0 while it runs, else exits 3
 #   infra/scripts/kafka.sh fetch    only downloads the jars
+#   infra/scripts/kafka.sh format   only writes the config and formats a fresh data directory
 #
 # Settings (environment):
 #   WEIR_KAFKA_VERSION      Kafka release on Maven Central (default 3.9.2: KRaft, and every protocol
@@ -16,6 +17,7 @@
 #   WEIR_KAFKA_CONTROLLER_PORT  controller port (default 19093, same rule)
 #   WEIR_KAFKA_HEAP         JVM heap options (default -Xms256m -Xmx512m)
 #   WEIR_KAFKA_START_TIMEOUT seconds to wait for the broker (default 120)
+#   WEIR_KAFKA_CLUSTER_ID   KRaft cluster id (default a random one; tests pass one that begins with '-')
 # Each start formats a fresh data directory: a test broker carries no state from an earlier run.
 set -euo pipefail
 
@@ -28,6 +30,8 @@ ADDR_FILE="$RUN_DIR/address"
 LOG_FILE="$RUN_DIR/kafka.log"
 START_TIMEOUT="${WEIR_KAFKA_START_TIMEOUT:-120}"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+JAVA_OPTS=(-Djava.awt.headless=true "-Dlog4j.configuration=file:$SCRIPT_DIR/kafka/log4j.properties"
+  -XX:+UseG1GC -XX:MaxGCPauseMillis=20)
 
 say() { printf '[kafka] %s\n' "$*" >&2; }
 
@@ -82,6 +86,20 @@ delete.topic.enable=true
 EOF
 }
 
+# A KRaft log directory must be formatted with a cluster id before the first start. The id is a
+# random UUID in URL-safe base64, so it begins with '-' once in 64: it goes as `--cluster-id=<id>`,
+# which argparse cannot take for an option of its own.
+format() {
+  local port="$1" cport="$2" data="$RUN_DIR/data"
+  mkdir -p "$RUN_DIR"
+  rm -rf "$data"
+  write_config "$port" "$cport" "$data"
+  local cluster_id="${WEIR_KAFKA_CLUSTER_ID:-$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')}"
+  java "${JAVA_OPTS[@]}" -Xmx256m -cp "$LIBS/*" kafka.tools.StorageTool format \
+    "--cluster-id=$cluster_id" -c "$RUN_DIR/server.properties" >"$RUN_DIR/format.log" 2>&1 \
+    || { cat "$RUN_DIR/format.log" >&2; say "storage format failed"; exit 1; }
+}
+
 start() {
   local pid
   if pid="$(running_pid)"; then
@@ -90,27 +108,15 @@ start() {
     return
   fi
   fetch
-  mkdir -p "$RUN_DIR"
-  local port cport data
+  local port cport
   port="$(pick_port "${WEIR_KAFKA_PORT:-19092}")"
   cport="$(pick_port "${WEIR_KAFKA_CONTROLLER_PORT:-19093}")"
-  data="$RUN_DIR/data"
-  rm -rf "$data"
-  write_config "$port" "$cport" "$data"
-
-  local java_opts=(-Djava.awt.headless=true "-Dlog4j.configuration=file:$SCRIPT_DIR/kafka/log4j.properties"
-    -XX:+UseG1GC -XX:MaxGCPauseMillis=20)
+  format "$port" "$cport"
   # shellcheck disable=SC2206 # the heap setting is a list of JVM flags
   local heap=(${WEIR_KAFKA_HEAP:--Xms256m -Xmx512m})
-  # A KRaft log directory must be formatted with a cluster id before the first start.
-  local cluster_id
-  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
-  java "${java_opts[@]}" -Xmx256m -cp "$LIBS/*" kafka.tools.StorageTool format \
-    -t "$cluster_id" -c "$RUN_DIR/server.properties" >"$RUN_DIR/format.log" 2>&1 \
-    || { cat "$RUN_DIR/format.log" >&2; say "storage format failed"; exit 1; }
 
   local started=$SECONDS
-  nohup java "${heap[@]}" "${java_opts[@]}" -cp "$LIBS/*" kafka.Kafka "$RUN_DIR/server.properties" \
+  nohup java "${heap[@]}" "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.Kafka "$RUN_DIR/server.properties" \
     >"$LOG_FILE" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$PID_FILE"
@@ -139,5 +145,10 @@ case "${1:-}" in
   stop) stop_recorded ;;
   status) status ;;
   fetch) fetch ;;
+  format)
+    if pid="$(running_pid)"; then say "running (pid $pid): stop it before formatting"; exit 1; fi
+    fetch
+    format "$(pick_port "${WEIR_KAFKA_PORT:-19092}")" "$(pick_port "${WEIR_KAFKA_CONTROLLER_PORT:-19093}")"
+    ;;
   *) echo "usage: $0 start|stop|status|fetch" >&2; exit 2 ;;
 esac

@@ -1,14 +1,20 @@
 import type { PartHealth } from '../health.js';
 
 /**
- * The window-state port: rolling per-entity series kept in Redis (real) or in process (embedded).
+ * The window-state port: rolling per-entity series kept in Redis (real) or in LMDB on local disk
+ * (embedded default; infra/windows/lmdb), plus an in-process twin for tests.
  *
  * The store knows nothing of time or windows: callers (pure code in domain/) turn timestamps into
  * integer bucket indexes and windows into a lowest live bucket. The store keeps, per entity and
  * series, a map bucket -> sum plus a running total, and evicts buckets below the floor a read or
- * update names. One entity's keys share a Redis Cluster hash tag, so one entity's update can be
- * one atomic script on one shard; the standalone Redis adapter runs the requests of a call in a
- * few scripts of many entities each (redis/index.ts), since per-script cost dominates otherwise.
+ * update names. The standalone Redis adapter runs the requests of a call in a few scripts of many
+ * entities each (redis/index.ts), since per-script cost dominates otherwise.
+ *
+ * Event ids: one entry per event id and organization, shared by intake (`reserveIds`) and the
+ * pipeline (`once`), kept in time slots (event-ids.ts) as 8 bytes of SHA-256 and a state
+ * (reserved or applied). Intake reserves, then appends; the pipeline's once check and the counter
+ * update are one atomic step and apply an id that is absent or reserved, so a crash between any
+ * two steps, a client retry or a redelivery counts an event exactly once.
  */
 
 /** Entity address: `scope` is the tenant (organization), `id` the entity within it. */
@@ -33,17 +39,31 @@ export interface ApplyRequest {
   entity: EntityRef;
   updates: SeriesUpdate[];
   /**
-   * Idempotency: when set, the updates apply only if `id` was not applied before to this entity
-   * (same scope and id) within `ttlMs`; claiming the id and applying the updates are one atomic
-   * step. Ids are remembered per entity, so one event may update several entities once each;
-   * deleteEntity keeps them until their TTL (they guard against redelivery).
+   * Idempotency: when set, the updates apply only if `id` was not applied before in the entity's
+   * scope (organization) within `ttlMs`; checking the id, marking it applied and applying the
+   * updates are one atomic step. An id that `reserveIds` reserved and nobody applied yet applies
+   * (once). Ids are remembered per scope, not per entity: an event id re-sent with another entity
+   * is the same event. deleteEntity keeps them (they guard against redelivery).
    */
   once?: { id: string; ttlMs: number };
 }
 
 /**
- * Durability: every state-changing call resolves only once its effect is durable (memory: journaled
- * and fsync'ed, group-committed; Redis: as durable as the server's persistence). A consumer may
+ * What `reserveIds` found for an id: `new` (absent, now reserved by this call), `reserved` (reserved
+ * before, not yet applied), `applied` (an `apply` with this once id counted it).
+ */
+export type IdState = 'new' | 'reserved' | 'applied';
+
+export interface Lease {
+  queue: string;
+  dueAt: number;
+  prefix: string;
+}
+
+/**
+ * Durability: every state-changing call resolves only once its effect is durable (embedded: its
+ * LMDB transaction committed and flushed to disk; Redis: as durable as the server's persistence;
+ * the in-process store of tests keeps nothing). A consumer may
  * therefore commit its offsets as soon as `apply` resolves; after a crash, redelivered events are
  * absorbed by their `once` ids, so effects stay exactly-once.
  * Floors of one series are expected not to decrease (they come from the clock): eviction is not
@@ -54,22 +74,38 @@ export interface ApplyRequest {
  * Entities without an update for the store's idle TTL (default 100 days) disappear.
  */
 export interface WindowStore {
-  readonly kind: 'redis' | 'memory';
+  readonly kind: 'redis' | 'lmdb' | 'memory';
   /** Applies each request atomically; answers per request whether it applied (false = seen before). */
   apply(requests: ApplyRequest[]): Promise<boolean[]>;
   /** Reads series of one entity; answers values in the order asked. */
   read(entity: EntityRef, reads: SeriesRead[]): Promise<(number | null)[]>;
   /**
-   * Claims ids in a namespace for ttlMs without touching series (intake de-duplication):
-   * answers per id whether this call claimed it (false = already claimed).
+   * Event-id idempotency at intake, in the same per-scope id set `apply`'s once ids use (one entry
+   * per event id): answers each id's state and reserves the absent ones for ttlMs. Intake reserves
+   * before it appends to the log and appends `new` and `reserved` ids alike: a reservation whose
+   * append was lost (crash, failed send) is appended again by the retry, and the pipeline's once
+   * check applies an event whose id is reserved but not applied, exactly once.
+   */
+  reserveIds(scope: string, ids: string[], ttlMs: number): Promise<IdState[]>;
+  /** Drops reservations that no apply consumed yet (the append they guarded failed); applied ids stay. */
+  unreserveIds(scope: string, ids: string[], ttlMs: number): Promise<void>;
+  /**
+   * Claims ids in a namespace for ttlMs without touching series (short leases, e.g. a
+   * configuration write): answers per id whether this call claimed it (false = already claimed).
    */
   claim(scope: string, namespace: string, ids: string[], ttlMs: number): Promise<boolean[]>;
   /** Gives back claims, e.g. when the write they guarded failed. */
   release(scope: string, namespace: string, ids: string[]): Promise<void>;
   /** Marks entities of a scope as due at `dueAt` (ms); keeps the earliest due time per entity. */
   schedule(scope: string, queue: string, entries: { id: string; dueAt: number }[]): Promise<void>;
-  /** Removes and answers the entities of a queue due at or before `now` (at most `limit`). */
-  takeDue(scope: string, queue: string, now: number, limit: number): Promise<string[]>;
+  /**
+   * Removes and answers the entities of a queue due at or before `now` (at most `limit`). With
+   * `lease`, the same atomic step schedules `lease.prefix + id` for each taken id on `lease.queue`
+   * at `lease.dueAt`, so work taken off a queue is never lost to a crash before it is recorded.
+   */
+  takeDue(scope: string, queue: string, now: number, limit: number, lease?: Lease): Promise<string[]>;
+  /** Removes these ids from a queue, whenever they are due (e.g. leases whose work is done). */
+  unschedule(scope: string, queue: string, ids: string[]): Promise<void>;
   /** Removes everything stored for an entity (GDPR delete, retired state). */
   deleteEntity(entity: EntityRef): Promise<void>;
   /** Whether the store serves calls now (memory: not stopped by a journal error or closed; Redis: connected). */

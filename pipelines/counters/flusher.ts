@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Platform } from '../../infra/platform.js';
+import type { Lease } from '../../infra/windows/types.js';
 import type { CompiledConfig } from '../../domain/counters/compile.js';
 import { liveReads, liveValues } from '../../domain/counters/live-values.js';
 import type { CounterTable, FlushRow } from './counter-table.js';
@@ -11,9 +12,11 @@ import type { ConfigStore } from './config-store.js';
  * - `dirty`: changed by an event (due at once);
  * - `expiry`: an event leaves a window then, so the value drops (due at the first flush tick at or
  *   after that instant; ids are `<tick>:<entity>` so several expiries of one entity are all kept);
- * - `flushing`: a lease taken before each write, `<instance>:<entity>`. A process that dies between
- *   taking entities off the queues and writing them leaves its leases behind, and the next tick of
- *   any other instance flushes those entities again; a live instance drops its own old leases.
+ * - `flushing`: leases. Taking entities off `dirty` or `expiry` records a lease for each in the same
+ *   atomic step (`<instance>:d:<entity>`, `<instance>:x:<tick>:<entity>`), due two intervals and
+ *   ten seconds later, and a finished write removes them. A process that dies anywhere between
+ *   taking and writing leaves its leases behind; when they come due, any instance takes them,
+ *   again under a lease of its own (`<instance>:<old lease>`), and flushes those entities.
  * Flush ticks fall on multiples of flush_interval_seconds since the epoch.
  */
 
@@ -26,6 +29,19 @@ const ORG_CONCURRENCY = 16;
 export const DIRTY_QUEUE = 'dirty';
 export const EXPIRY_QUEUE = 'expiry';
 const LEASE_QUEUE = 'flushing';
+
+/** `<tick>:<entity>` of the expiry queue -> the entity. */
+const afterTick = (id: string): string => id.slice(id.indexOf(':') + 1);
+
+const INSTANCE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:/;
+
+/** The entity a lease names: instances first (one per re-lease), then `d:<entity>` or `x:<tick>:<entity>`. */
+export function entityOfLease(lease: string): string {
+  let rest = lease;
+  while (INSTANCE.test(rest)) rest = rest.slice(37);
+  if (rest.startsWith('d:')) return rest.slice(2);
+  return rest.startsWith('x:') ? afterTick(rest.slice(2)) : rest;
+}
 
 /** The flush tick an expiry instant is handled at. */
 export const expiryTick = (at: number, flushMs: number): number => Math.ceil(at / flushMs) * flushMs;
@@ -48,10 +64,10 @@ export function createFlusher(deps: { platform: Platform; configs: ConfigStore; 
   const instance = randomUUID();
   const lastTick = new Map<string, number>();
 
-  async function takeAll(org: string, queue: string, now: number): Promise<string[]> {
+  async function takeAll(org: string, queue: string, now: number, lease: Lease): Promise<string[]> {
     const out: string[] = [];
     for (;;) {
-      const batch = await windows.takeDue(org, queue, now, TAKE_LIMIT);
+      const batch = await windows.takeDue(org, queue, now, TAKE_LIMIT, lease);
       out.push(...batch);
       if (batch.length < TAKE_LIMIT) return out;
     }
@@ -80,20 +96,24 @@ export function createFlusher(deps: { platform: Platform; configs: ConfigStore; 
 
   async function flushOrg(compiled: CompiledConfig, now: number): Promise<number> {
     const org = compiled.orgId;
-    const [dirty, expiring, leased] = await Promise.all([takeAll(org, DIRTY_QUEUE, now), takeAll(org, EXPIRY_QUEUE, now), takeAll(org, LEASE_QUEUE, now)]);
-    const ids = new Set(dirty);
-    for (const e of expiring) ids.add(e.slice(e.indexOf(':') + 1));
-    for (const l of leased) if (!l.startsWith(`${instance}:`)) ids.add(l.slice(l.indexOf(':') + 1));
+    const lease = (tag: string): Lease => ({ queue: LEASE_QUEUE, dueAt: now + 2 * compiled.flushMs + 10_000, prefix: `${instance}:${tag}` });
+    const [dirty, expiring, stale] = await Promise.all([
+      takeAll(org, DIRTY_QUEUE, now, lease('d:')),
+      takeAll(org, EXPIRY_QUEUE, now, lease('x:')),
+      takeAll(org, LEASE_QUEUE, now, lease('')),
+    ]);
+    const leases = [...dirty.map((id) => `${instance}:d:${id}`), ...expiring.map((id) => `${instance}:x:${id}`), ...stale.map((id) => `${instance}:${id}`)];
+    const ids = new Set([...dirty, ...expiring.map(afterTick), ...stale.map(entityOfLease)]);
     if (ids.size === 0) return 0;
     const entities = [...ids];
-    await windows.schedule(org, LEASE_QUEUE, entities.map((id) => ({ id: `${instance}:${id}`, dueAt: now + 2 * compiled.flushMs + 10_000 })));
     try {
       await write(compiled, entities);
     } catch (err) {
-      // Back on the dirty queue: the next tick tries again.
+      // Back on the dirty queue: the next tick tries again (the leases stay as a second chance).
       await windows.schedule(org, DIRTY_QUEUE, entities.map((id) => ({ id, dueAt: now })));
       throw err;
     }
+    await windows.unschedule(org, LEASE_QUEUE, leases);
     return entities.length;
   }
 

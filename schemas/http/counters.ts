@@ -47,8 +47,23 @@ const tableName = z
   .string()
   .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must start with a lowercase letter or underscore and hold only lowercase letters, digits and underscores (at most 63)');
 
+export const MAX_EVENT_ID_WINDOW_HOURS = 72;
+
+export const eventIdWindowSchema = z
+  .strictObject({
+    amount: z.number().int().positive(),
+    unit: z.enum(Object.keys(WINDOW_UNITS) as [WindowUnit, ...WindowUnit[]]),
+  })
+  .refine((w) => w.amount * WINDOW_UNITS[w.unit] <= MAX_EVENT_ID_WINDOW_HOURS * WINDOW_UNITS.hours, { message: `must be at most ${MAX_EVENT_ID_WINDOW_HOURS} hours` })
+  .meta({
+    id: 'EventIdWindow',
+    description:
+      'How long event ids are remembered: an event_id re-sent within this window (over HTTP or the events topic, with any entity_id) is a duplicate and counts once; after it, the id is a new event. Ids are kept for at least the window and at most six hours longer (a quarter of the window longer when it is under six hours).',
+  });
+
 const configFields = {
   enabled: z.boolean().default(true).meta({ description: 'Master switch for counting' }),
+  event_id_window: eventIdWindowSchema.default({ amount: 24, unit: 'hours' }),
   table_name: tableName.default('entity_counters'),
   flush_interval_seconds: z.number().int().min(1).max(86_400).default(60),
   attributes: z.array(attributeSchema).max(100).default([]),

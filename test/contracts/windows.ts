@@ -164,11 +164,12 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         expect(await readSum('u1', 'n')).toBe(2);
       });
 
-      it('keeps the ids of different entities and scopes apart', async () => {
+      it('remembers ids per scope: the same id on another entity of the scope is the same event', async () => {
         const otherScope = `${scope}-b`;
         const results = await store.apply([counted('u1', 'e1'), counted('u2', 'e1'), { ...counted('u1', 'e1'), entity: { scope: otherScope, id: 'u1' } }]);
-        expect(results).toEqual([true, true, true]);
-        expect(await readSum('u2', 'n')).toBe(1);
+        expect(results).toEqual([true, false, true]);
+        expect(await readSum('u1', 'n')).toBe(1);
+        expect(await readSum('u2', 'n')).toBe(0);
         expect((await store.read({ scope: otherScope, id: 'u1' }, [{ kind: 'sum', series: 'n', floor: 0 }]))[0]).toBe(1);
       });
 
@@ -177,6 +178,43 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         await sleep(150);
         expect(await store.apply([counted('u1', 'e1', 50)])).toEqual([true]);
         expect(await readSum('u1', 'n')).toBe(2);
+      });
+    });
+
+    describe('reserveIds (intake) and once ids share one entry per event id', () => {
+      const counted = (id: string, eventId: string, ttlMs = 60_000): ApplyRequest => ({ entity: ent(id), updates: [sum('n', 1, 1)], once: { id: eventId, ttlMs } });
+
+      it('reserves absent ids and reports reserved and applied ones', async () => {
+        expect(await store.reserveIds(scope, ['a', 'b'], 60_000)).toEqual(['new', 'new']);
+        expect(await store.apply([counted('u1', 'b'), counted('u1', 'c')])).toEqual([true, true]);
+        expect(await store.reserveIds(scope, ['a', 'b', 'c', 'd', 'd'], 60_000)).toEqual(['reserved', 'applied', 'applied', 'new', 'reserved']);
+        expect(await store.reserveIds(`${scope}-b`, ['a', 'b'], 60_000)).toEqual(['new', 'new']);
+      });
+
+      it('applies a reserved id once, on any entity of the scope', async () => {
+        await store.reserveIds(scope, ['e1'], 60_000);
+        expect(await store.apply([counted('u1', 'e1'), counted('u2', 'e1')])).toEqual([true, false]);
+        expect(await store.apply([counted('u1', 'e1')])).toEqual([false]);
+        expect(await readSum('u1', 'n')).toBe(1);
+        expect(await readSum('u2', 'n')).toBe(0);
+      });
+
+      it('unreserves only what no apply consumed', async () => {
+        await store.reserveIds(scope, ['a', 'b'], 60_000);
+        await store.apply([counted('u1', 'b')]);
+        await store.unreserveIds(scope, ['a', 'b'], 60_000);
+        expect(await store.reserveIds(scope, ['a', 'b'], 60_000)).toEqual(['new', 'applied']);
+      });
+
+      it('forgets a reservation after its ttl', async () => {
+        expect(await store.reserveIds(scope, ['a'], 50)).toEqual(['new']);
+        await sleep(150);
+        expect(await store.reserveIds(scope, ['a'], 50)).toEqual(['new']);
+      });
+
+      it('reserves many ids in one call, each once', async () => {
+        const ids = Array.from({ length: 1_300 }, (_, i) => `id${i % 900}`);
+        expect(await store.reserveIds(scope, ids, 60_000)).toEqual(ids.map((_, i) => (i < 900 ? 'new' : 'reserved')));
       });
     });
 
@@ -217,6 +255,19 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         await store.schedule(scope, 'flush', [5, 3, 1, 4, 2].map((n) => ({ id: `e${n}`, dueAt: n * 10 })));
         expect(await store.takeDue(scope, 'flush', 100, 2)).toEqual(['e1', 'e2']);
         expect(await store.takeDue(scope, 'flush', 100, 10)).toEqual(['e3', 'e4', 'e5']);
+      });
+
+      it('records a lease for what it takes in the same step, and unschedules ids', async () => {
+        await store.schedule(scope, 'dirty', [{ id: 'a', dueAt: 1 }, { id: 'b', dueAt: 2 }, { id: 'c', dueAt: 50 }]);
+        await store.schedule(scope, 'lease', [{ id: 'me:b', dueAt: 500 }]);
+        expect(await store.takeDue(scope, 'dirty', 10, 10, { queue: 'lease', dueAt: 1_000, prefix: 'me:' })).toEqual(['a', 'b']);
+        expect(await store.takeDue(scope, 'lease', 999, 10)).toEqual(['me:b']);
+        await store.unschedule(scope, 'lease', ['other', 'me:x']);
+        expect(await store.takeDue(scope, 'lease', 1_000, 10)).toEqual(['me:a']);
+        await store.schedule(scope, 'lease', [{ id: 'me:c', dueAt: 5 }]);
+        await store.unschedule(scope, 'lease', ['me:c']);
+        expect(await store.takeDue(scope, 'lease', 1_000, 10)).toEqual([]);
+        expect(await store.takeDue(scope, 'dirty', 100, 10)).toEqual(['c']);
       });
 
       it('keeps queues of scopes and names apart', async () => {

@@ -1,22 +1,22 @@
-import type { ApplyRequest, EntityRef, SeriesRead, SeriesUpdate } from '../types.js';
+import type { ApplyRequest, EntityRef, IdState, Lease, SeriesRead, SeriesUpdate } from '../types.js';
 import { SumSeries } from './sum-series.js';
 
 /**
- * The in-process window state: plain maps and arithmetic, no I/O and no clock. Every method that
- * changes state takes the instant `at` it runs at, so replaying a journal of (operation, at) pairs
- * rebuilds exactly the state the live calls built.
+ * The in-process window state: plain maps and arithmetic, no I/O and no clock (every method that
+ * changes state takes the instant `at` it runs at). The entity arithmetic (update, evict) is
+ * shared with the LMDB store.
  */
 
 /** Length-prefixed join: unambiguous for any strings (scope 'a:b' + id 'c' differs from 'a' + 'b:c'). */
 export const keyOf = (...parts: string[]): string => parts.map((p) => `${p.length}:${p}`).join('');
 
-interface Entity {
+export interface Entity {
   sums: Map<string, SumSeries>;
   maxes: Map<string, number>;
   touchedAt: number;
 }
 
-/** Ids with an expiry instant: once-claims and intake claims. */
+/** Ids with an expiry instant: short leases (claim/release). */
 class ExpiringIds {
   readonly until = new Map<string, number>();
 
@@ -26,9 +26,42 @@ class ExpiringIds {
     this.until.set(key, at + ttlMs);
     return true;
   }
+}
 
-  sweep(at: number): void {
-    for (const [k, exp] of this.until) if (exp <= at) this.until.delete(k);
+/**
+ * Event ids per scope, each with its expiry and whether an apply consumed it: one entry per event
+ * id, shared by intake reservations and apply's once ids. Packed into one number (expiry * 2 +
+ * applied) so an entry is a map slot and a double.
+ */
+class EventIds {
+  readonly entries = new Map<string, number>();
+
+  /** The id's state at `at`, or undefined when absent or expired. */
+  state(key: string, at: number): 'reserved' | 'applied' | undefined {
+    const v = this.entries.get(key);
+    if (v === undefined || Math.floor(v / 2) <= at) return undefined;
+    return v % 2 === 1 ? 'applied' : 'reserved';
+  }
+
+  /** Marks the id applied unless it already is; answers whether this call applied it. */
+  apply(key: string, ttlMs: number, at: number): boolean {
+    const s = this.state(key, at);
+    if (s === 'applied') return false;
+    const until = s === 'reserved' ? Math.floor(this.entries.get(key)! / 2) : at + ttlMs;
+    this.entries.set(key, until * 2 + 1);
+    return true;
+  }
+
+  reserve(key: string, ttlMs: number, at: number): IdState {
+    const s = this.state(key, at);
+    if (s) return s;
+    this.entries.set(key, (at + ttlMs) * 2);
+    return 'new';
+  }
+
+  unreserve(key: string): void {
+    const v = this.entries.get(key);
+    if (v !== undefined && v % 2 === 0) this.entries.delete(key);
   }
 }
 
@@ -38,7 +71,7 @@ export interface StateOptions {
 
 export class WindowState {
   private readonly entities = new Map<string, Entity>();
-  private readonly onces = new ExpiringIds();
+  private readonly onces = new EventIds();
   private readonly claims = new ExpiringIds();
   private readonly queues = new Map<string, Map<string, number>>();
 
@@ -46,8 +79,8 @@ export class WindowState {
 
   apply(requests: ApplyRequest[], at: number): boolean[] {
     return requests.map((r) => {
+      if (r.once && !this.onces.apply(keyOf(r.entity.scope, r.once.id), r.once.ttlMs, at)) return false;
       const key = keyOf(r.entity.scope, r.entity.id);
-      if (r.once && !this.onces.claim(keyOf(key, r.once.id), r.once.ttlMs, at)) return false;
       const e = this.live(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at };
       for (const u of r.updates) update(e, u);
       e.touchedAt = at;
@@ -64,6 +97,14 @@ export class WindowState {
       evict(e, r.series, r.floor);
       return e.sums.get(r.series)?.total ?? 0;
     });
+  }
+
+  reserveIds(scope: string, ids: string[], ttlMs: number, at: number): IdState[] {
+    return ids.map((id) => this.onces.reserve(keyOf(scope, id), ttlMs, at));
+  }
+
+  unreserveIds(scope: string, ids: string[]): void {
+    for (const id of ids) this.onces.unreserve(keyOf(scope, id));
   }
 
   claim(scope: string, namespace: string, ids: string[], ttlMs: number, at: number): boolean[] {
@@ -85,7 +126,7 @@ export class WindowState {
   }
 
   /** Earliest due first, ties by id: the order a Redis sorted set answers in. */
-  takeDue(scope: string, queue: string, now: number, limit: number): string[] {
+  takeDue(scope: string, queue: string, now: number, limit: number, lease?: Lease): string[] {
     const key = keyOf(scope, queue);
     const q = this.queues.get(key);
     if (!q) return [];
@@ -94,48 +135,20 @@ export class WindowState {
     const taken = due.slice(0, limit).map(([id]) => id);
     for (const id of taken) q.delete(id);
     if (q.size === 0) this.queues.delete(key);
+    if (lease) this.schedule(scope, lease.queue, taken.map((id) => ({ id: lease.prefix + id, dueAt: lease.dueAt })));
     return taken;
+  }
+
+  unschedule(scope: string, queue: string, ids: string[]): void {
+    const key = keyOf(scope, queue);
+    const q = this.queues.get(key);
+    if (!q) return;
+    for (const id of ids) q.delete(id);
+    if (q.size === 0) this.queues.delete(key);
   }
 
   deleteEntity(entity: EntityRef): void {
     this.entities.delete(keyOf(entity.scope, entity.id));
-  }
-
-  /** Drops idle entities and expired claims; run before a snapshot so it carries only live state. */
-  sweep(at: number): void {
-    for (const key of [...this.entities.keys()]) this.live(key, at);
-    this.onces.sweep(at);
-    this.claims.sweep(at);
-  }
-
-  /** Counts for memory measurements and tests. */
-  size(): { entities: number; onceIds: number; claims: number } {
-    return { entities: this.entities.size, onceIds: this.onces.until.size, claims: this.claims.until.size };
-  }
-
-  /** The state as JSON lines, one entity (or one chunk of ids) a line, so no single string grows huge. */
-  *toLines(): Generator<string> {
-    for (const [key, e] of this.entities) {
-      const sums = [...e.sums].map(([name, s]) => [name, s.toJSON()]);
-      yield JSON.stringify({ e: key, t: e.touchedAt, s: sums, m: [...e.maxes] });
-    }
-    yield* chunks('o', this.onces.until);
-    yield* chunks('c', this.claims.until);
-    for (const [key, q] of this.queues) yield JSON.stringify({ q: key, d: [...q] });
-  }
-
-  loadLine(line: string): void {
-    const rec = JSON.parse(line) as SnapshotLine;
-    if ('e' in rec) {
-      const sums = new Map(rec.s.map(([name, json]) => [name, SumSeries.fromJSON(json)]));
-      this.entities.set(rec.e, { sums, maxes: new Map(rec.m), touchedAt: rec.t });
-    } else if ('o' in rec) {
-      for (const [k, exp] of rec.o) this.onces.until.set(k, exp);
-    } else if ('c' in rec) {
-      for (const [k, exp] of rec.c) this.claims.until.set(k, exp);
-    } else {
-      this.queues.set(rec.q, new Map(rec.d));
-    }
   }
 
   /** The entity, unless it has been idle longer than the idle TTL (then it is dropped, as Redis expires it). */
@@ -149,27 +162,7 @@ export class WindowState {
   }
 }
 
-type SnapshotLine =
-  | { e: string; t: number; s: [string, number[]][]; m: [string, number][] }
-  | { o: [string, number][] }
-  | { c: [string, number][] }
-  | { q: string; d: [string, number][] };
-
-const CHUNK = 5_000;
-
-function* chunks(tag: 'o' | 'c', ids: Map<string, number>): Generator<string> {
-  let batch: [string, number][] = [];
-  for (const entry of ids) {
-    batch.push(entry);
-    if (batch.length === CHUNK) {
-      yield JSON.stringify({ [tag]: batch });
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield JSON.stringify({ [tag]: batch });
-}
-
-function update(e: Entity, u: SeriesUpdate): void {
+export function update(e: Entity, u: SeriesUpdate): void {
   if (u.kind === 'max') {
     const cur = e.maxes.get(u.series);
     if (cur === undefined || u.value > cur) e.maxes.set(u.series, u.value);
@@ -185,7 +178,7 @@ function update(e: Entity, u: SeriesUpdate): void {
   s.add(u.bucket, u.delta);
 }
 
-function evict(e: Entity, series: string, floor: number): void {
+export function evict(e: Entity, series: string, floor: number): void {
   const s = e.sums.get(series);
   if (!s) return;
   s.evict(floor);

@@ -46,6 +46,11 @@ export class SumSeries {
     this.total = addNumbers(this.total, delta);
   }
 
+  /** Whether any bucket lies below `floor`. */
+  hasBelow(floor: number): boolean {
+    return this.buckets.length > 0 && this.buckets[0]! < floor;
+  }
+
   /** Drops the buckets below `floor`. */
   evict(floor: number): void {
     if (this.buckets.length === 0 || this.buckets[0]! >= floor) return;

@@ -1,17 +1,20 @@
 import { Redis, type ChainableCommander, type Result } from 'ioredis';
-import type { ApplyRequest, EntityRef, SeriesRead, SeriesUpdate, WindowStore } from '../types.js';
+import type { ApplyRequest, EntityRef, IdState, SeriesRead, SeriesUpdate, WindowStore } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
-import { APPLY, CLAIM, READ, TAKE_DUE } from './scripts.js';
+import { idDigest, idSlots } from '../event-ids.js';
+import { APPLY, CLAIM, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
 import { outageOptions } from './outage.js';
 import { down, up } from '../../health.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    weirWindowApply(numberOfKeys: number, ...keysAndArgs: string[]): Result<number[], Context>;
+    weirWindowApply(numberOfKeys: number, ...keysAndArgs: (string | Buffer)[]): Result<number[], Context>;
+    weirWindowReserve(...args: (string | Buffer)[]): Result<number[], Context>;
+    weirWindowUnreserve(...args: (string | Buffer)[]): Result<number, Context>;
     weirWindowClaim(numberOfKeys: number, ...keysAndArgs: string[]): Result<number[], Context>;
     weirWindowRead(entityKey: string, ...args: string[]): Result<(string | null)[], Context>;
-    weirWindowTakeDue(queueKey: string, now: string, limit: string): Result<string[], Context>;
+    weirWindowTakeDue(queueKey: string, leaseKey: string, ...args: string[]): Result<string[], Context>;
   }
 }
 
@@ -38,7 +41,8 @@ const esc = (s: string): string => (SPECIAL.test(s) ? s.replace(/[%:{}]/g, (c) =
  * Key layout, ready for Redis Cluster: all keys of one entity carry the hash tag {scope:id}, so
  * they share one slot (this adapter, on a standalone server, groups entities per script anyway).
  *   <prefix>{<scope>:<id>}               HASH of the entity's series (layout in scripts.ts)
- *   <prefix>{<scope>:<id>}:once:<event>  once-claim, so event ids de-duplicate per entity
+ *   <prefix>i:{<scope>}:<L>:<slot>       meta HASH of a time slot of the scope's event ids (b, n)
+ *   <prefix>i:{<scope>}:<L>:<slot>:<b>   HASH: 8-byte digest of an event id -> 0 reserved, 1 applied
  *   <prefix>{q:<scope>:<queue>}          ZSET of entity ids scored by due time
  *   <prefix>c:<scope>:<namespace>:<id>   intake claim; each its own slot, so claims spread
  */
@@ -46,7 +50,8 @@ function keys(prefix: string) {
   const entity = (e: EntityRef): string => `${prefix}{${esc(e.scope)}:${esc(e.id)}}`;
   return {
     entity,
-    once: (e: EntityRef, eventId: string): string => `${entity(e)}:once:${esc(eventId)}`,
+    /** Base of the meta keys of a scope's id slots on a grid of `slotMs` (see event-ids.ts). */
+    ids: (scope: string, slotMs: number): string => `${prefix}i:{${esc(scope)}}:${slotMs}:`,
     queue: (scope: string, queue: string): string => `${prefix}{q:${esc(scope)}:${esc(queue)}}`,
     claim: (scope: string, ns: string, id: string): string => `${prefix}c:${esc(scope)}:${esc(ns)}:${esc(id)}`,
   };
@@ -60,10 +65,12 @@ function keys(prefix: string) {
  */
 const APPLY_WEIGHT = 500;
 const CLAIM_CHUNK = 500;
-const weightOf = (r: ApplyRequest): number => 2 + r.updates.length;
+const weightOf = (r: ApplyRequest): number => (r.once ? 4 : 1) + r.updates.length;
+
+const ID_STATES: IdState[] = ['new', 'reserved', 'applied'];
 
 /** Two arguments per update, numbers packed (see APPLY): ioredis's cost grows with the argument count. */
-function pushUpdate(args: string[], u: SeriesUpdate): void {
+function pushUpdate(args: (string | Buffer)[], u: SeriesUpdate): void {
   if (u.kind === 'sum') args.push(esc(u.series), `s,${u.bucket},${u.delta},${u.floor}`);
   else args.push(esc(u.series), `m,${u.value}`);
 }
@@ -83,39 +90,72 @@ async function run(p: ChainableCommander): Promise<unknown[]> {
  * The Redis window store, on one standalone server. Each command is as durable as the server's
  * persistence settings make it; there is nothing to flush at close.
  * Apply and claim scripts touch keys of many entities at once, which a standalone server allows.
- * The keys keep their per-entity hash tags, so a Redis Cluster variant would only have to group
- * the requests of a chunk by hash slot.
+ * Not yet ready for Redis Cluster: an apply with an event id touches the entity's hash (tag
+ * {scope:id}) and the organization's id keys (tag {scope}) in one atomic script, so a cluster
+ * variant must first co-locate them (e.g. entity keys tagged by organization and shard).
  */
 export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowStore {
   const idleTtl = String(opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS);
   checkPositive('idleTtlMs', Number(idleTtl));
   const key = keys(opts.keyPrefix ?? 'w:');
+  /** `base first last expireAt` of the id slots a call at `now` with this window searches (scripts.ts IDS). */
+  const gridArgsOf = (scope: string, ttlMs: number, now: number): string[] => {
+    const g = idSlots(ttlMs, now);
+    return [key.ids(scope, g.slotMs), String(g.first), String(g.last), String(g.expireAt)];
+  };
   const redis = new Redis(opts.url, { enableAutoPipelining: true, ...outageOptions(opts.commandTimeoutMs ?? 1000) });
   redis.on('error', (err: Error) => opts.onConnectionError?.(err));
   let closed = false;
   redis.defineCommand('weirWindowApply', { lua: APPLY });
   redis.defineCommand('weirWindowClaim', { lua: CLAIM });
+  redis.defineCommand('weirWindowReserve', { numberOfKeys: 0, lua: RESERVE });
+  redis.defineCommand('weirWindowUnreserve', { numberOfKeys: 0, lua: UNRESERVE });
   redis.defineCommand('weirWindowRead', { numberOfKeys: 1, lua: READ });
-  redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 1, lua: TAKE_DUE });
+  redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 2, lua: TAKE_DUE });
 
   return {
     kind: 'redis',
     async apply(requests) {
       checkApply(requests);
+      const now = Date.now();
       const p = redis.pipeline();
       for (const chunk of chunkBySize(requests, weightOf, APPLY_WEIGHT)) {
         const keyList: string[] = [];
-        const args: string[] = [idleTtl];
+        const grids = new Map<string, number>();
+        const gridArgs: string[] = [];
+        const args: (string | Buffer)[] = [];
         for (const r of chunk) {
-          const entityKey = key.entity(r.entity);
-          // Without a once id the script ignores the second key; the entity key stands in.
-          keyList.push(entityKey, r.once ? key.once(r.entity, r.once.id) : entityKey);
-          args.push(`${r.once ? r.once.ttlMs : ''},${r.updates.length}`);
+          keyList.push(key.entity(r.entity));
+          if (r.once) {
+            const g = gridArgsOf(r.entity.scope, r.once.ttlMs, now);
+            let index = grids.get(g.join(' '));
+            if (index === undefined) {
+              grids.set(g.join(' '), (index = grids.size + 1));
+              gridArgs.push(...g);
+            }
+            args.push(`${index},${r.updates.length}`, idDigest(r.once.id));
+          } else {
+            args.push(`,${r.updates.length}`);
+          }
           for (const u of r.updates) pushUpdate(args, u);
         }
-        p.weirWindowApply(keyList.length, ...keyList, ...args);
+        p.weirWindowApply(keyList.length, ...keyList, idleTtl, String(grids.size), ...gridArgs, ...args);
       }
       return (await run(p)).flatMap((applied) => (applied as number[]).map((a) => a === 1));
+    },
+    async reserveIds(scope, ids, ttlMs) {
+      checkPositive('reserveIds ttlMs', ttlMs);
+      const grid = gridArgsOf(scope, ttlMs, Date.now());
+      const p = redis.pipeline();
+      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) p.weirWindowReserve(...grid, ...chunk.map(idDigest));
+      return (await run(p)).flatMap((states) => (states as number[]).map((s) => ID_STATES[s]!));
+    },
+    async unreserveIds(scope, ids, ttlMs) {
+      checkPositive('unreserveIds ttlMs', ttlMs);
+      const grid = gridArgsOf(scope, ttlMs, Date.now()).slice(0, 3);
+      const p = redis.pipeline();
+      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) p.weirWindowUnreserve(...grid, ...chunk.map(idDigest));
+      await run(p);
     },
     async read(entity, reads) {
       checkReads(reads);
@@ -144,12 +184,18 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       // LT keeps the earlier due time of an entity already queued; new entities are added.
       await redis.zadd(key.queue(scope, queue), ...args);
     },
-    async takeDue(scope, queue, now, limit) {
+    async takeDue(scope, queue, now, limit, lease) {
       checkPositive('takeDue limit', limit);
-      return redis.weirWindowTakeDue(key.queue(scope, queue), String(now), String(limit));
+      if (!lease) return redis.weirWindowTakeDue(key.queue(scope, queue), key.queue(scope, queue), String(now), String(limit));
+      checkFinite('lease dueAt', lease.dueAt);
+      return redis.weirWindowTakeDue(key.queue(scope, queue), key.queue(scope, lease.queue), String(now), String(limit), String(lease.dueAt), lease.prefix);
+    },
+    async unschedule(scope, queue, ids) {
+      if (ids.length === 0) return;
+      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) await redis.zrem(key.queue(scope, queue), ...chunk);
     },
     async deleteEntity(entity) {
-      // Once-claims stay until their TTL: they guard against redelivery, and hold no entity data.
+      // Event ids stay until their TTL: they guard against redelivery, and hold no entity data.
       await redis.unlink(key.entity(entity));
     },
     health() {

@@ -8,6 +8,94 @@
  */
 
 /**
+ * Event ids of a scope (layout in index.ts): per time slot a meta hash and bucket hashes whose
+ * fields are 8-byte digests, valued 0 (reserved by intake) or 1 (applied). Buckets stay small
+ * listpacks (about 12 bytes an id) because their number follows the traffic: a slot holds
+ * generations of buckets, `b<g>` buckets in generation g and `n<g>` ids added to it. The first
+ * generation is sized from the previous slot's ids (64 a bucket); a generation that reaches 100 ids
+ * a bucket is closed and the next one gets four times its buckets. An id stays in the bucket it was
+ * added to, so a lookup searches every generation of every slot of the window: one generation a
+ * slot at a steady rate, a few while the rate climbs.
+ * The meta hash also keeps `e`, the latest expiry asked of the slot, which its keys get.
+ * A grid is `base first last expireAt`: the meta key of slot s is base .. s.
+ */
+const IDS = `
+local slots = {}
+
+-- A slot's generations (bucket counts, oldest first) and expiry, cached for the script call.
+local function slotOf(meta)
+  local slot = slots[meta]
+  if slot == nil then
+    local m = redis.call('HMGET', meta, 'g', 'e')
+    slot = { gens = {}, e = tonumber(m[2]) or 0 }
+    local g = tonumber(m[1]) or 0
+    if g > 0 then
+      local fields = {}
+      for i = 1, g do fields[i] = 'b' .. i end
+      for i, b in ipairs(redis.call('HMGET', meta, unpack(fields))) do slot.gens[i] = tonumber(b) end
+    end
+    slots[meta] = slot
+  end
+  return slot
+end
+
+local function bucketKey(meta, g, b, d)
+  local x = ((string.byte(d, 1) * 256 + string.byte(d, 2)) * 256 + string.byte(d, 3)) * 256 + string.byte(d, 4)
+  return meta .. ':' .. g .. ':' .. string.format('%d', x % b)
+end
+
+-- Answers the bucket key holding digest d and its value, or nil.
+local function findId(base, first, last, d)
+  local f = string.sub(d, 5, 12)
+  for s = last, first, -1 do
+    local meta = base .. string.format('%d', s)
+    local gens = slotOf(meta).gens
+    for g = #gens, 1, -1 do
+      local k = bucketKey(meta, g, gens[g], d)
+      local v = redis.call('HGET', k, f)
+      if v then return k, v end
+    end
+  end
+  return nil
+end
+
+-- Buckets of a first generation: 64 ids a bucket at the previous slot's count.
+local function firstBuckets(before)
+  local seen = 0
+  local prev = redis.call('HGETALL', before)
+  for i = 1, #prev, 2 do
+    if string.sub(prev[i], 1, 1) == 'n' then seen = seen + tonumber(prev[i + 1]) end
+  end
+  local b = 1
+  while b * 64 < seen and b < 4194304 do b = b * 2 end
+  return b
+end
+
+-- Adds digest d to the newest slot; its keys expire at the latest expiry any call asked of the slot.
+local function addId(base, last, expireAt, d, value)
+  local meta = base .. string.format('%d', last)
+  local slot = slotOf(meta)
+  local gens = slot.gens
+  local g = #gens
+  local n = g > 0 and redis.call('HINCRBY', meta, 'n' .. g, 1) or 0
+  if g == 0 or n > 100 * gens[g] then
+    local b = g == 0 and firstBuckets(base .. string.format('%d', last - 1)) or gens[g] * 4
+    g = g + 1
+    gens[g] = b
+    redis.call('HSET', meta, 'g', g, 'b' .. g, b, 'n' .. g, 1)
+  end
+  if expireAt > slot.e then
+    slot.e = expireAt
+    redis.call('HSET', meta, 'e', expireAt)
+    redis.call('PEXPIREAT', meta, expireAt)
+  end
+  local k = bucketKey(meta, g, gens[g], d)
+  redis.call('HSET', k, string.sub(d, 5, 12), value)
+  redis.call('PEXPIREAT', k, slot.e)
+end
+`;
+
+/**
  * Evicts buckets below `floor` from series `s` of hash `h`. A small step up from `l` probes the
  * buckets one by one; a large one (an idle entity) scans the hash once. When no bucket is left
  * the series' fields go, so its total restarts from an exact zero.
@@ -52,13 +140,14 @@ end
 
 /**
  * Applies several requests in order, each atomically as below, all in one script (one round trip
- * and one script call for the lot). KEYS two per request: entity hash, once key (the entity key
- * when there is none). ARGV[1] idle TTL in ms, then per request `<once ttl ms or empty>,<number
- * of updates>` and two per update: the series, and `s,<bucket>,<delta>,<floor>` or `m,<value>`.
+ * and one script call for the lot). KEYS one entity hash per request. ARGV[1] idle TTL in ms,
+ * ARGV[2] the number of id grids g, then g times `base first last expireAt` (see IDS); then per
+ * request `<grid index or empty>,<number of updates>`, the event id's digest when there is a grid,
+ * and two per update: the series, and `s,<bucket>,<delta>,<floor>` or `m,<value>`.
  * Numbers travel packed: the client pays per argument, and one string.match unpacks them.
- * Answers one number per request: 1 applied, 0 once id seen before.
+ * Answers one number per request: 1 applied, 0 once id applied before.
  */
-export const APPLY = `${EVICT}
+export const APPLY = `${IDS}${EVICT}
 local function sum(h, s, bucketArg, delta, floorArg)
   local floor = tonumber(floorArg)
   evict(h, s, floor)
@@ -79,28 +168,76 @@ local function max(h, s, value)
   if not cur or tonumber(cur) < tonumber(value) then redis.call('HSET', h, s .. ':m', value) end
 end
 
-local function apply(h, once, onceTtl, a, count)
-  if onceTtl ~= '' and not redis.call('SET', once, '1', 'NX', 'PX', onceTtl) then return 0 end
-  for i = a, a + 2 * (count - 1), 2 do
-    local spec = ARGV[i + 1]
-    if string.byte(spec, 1) == 115 then
-      sum(h, ARGV[i], string.match(spec, '^s,([^,]+),([^,]+),([^,]+)$'))
-    else
-      max(h, ARGV[i], string.sub(spec, 3))
-    end
-  end
-  redis.call('PEXPIRE', h, ARGV[1])
-  return 1
+-- Marks the id applied; false when it already was.
+local function once(grid, d)
+  local k, v = findId(grid[1], grid[2], grid[3], d)
+  if v == '1' then return false end
+  if k then redis.call('HSET', k, string.sub(d, 5, 12), '1')
+  else addId(grid[1], grid[3], grid[4], d, '1') end
+  return true
 end
 
-local out, a = {}, 2
-for k = 1, #KEYS, 2 do
-  local onceTtl, count = string.match(ARGV[a], '^([^,]*),(%d+)$')
+local grids, a = {}, 3
+for g = 1, tonumber(ARGV[2]) do
+  grids[g] = { ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]) }
+  a = a + 4
+end
+
+local out = {}
+for k = 1, #KEYS do
+  local grid, count = string.match(ARGV[a], '^([^,]*),(%d+)$')
   count = tonumber(count)
-  out[#out + 1] = apply(KEYS[k], KEYS[k + 1], onceTtl, a + 1, count)
-  a = a + 1 + 2 * count
+  a = a + 1
+  local applied = 1
+  if grid ~= '' then
+    if not once(grids[tonumber(grid)], ARGV[a]) then applied = 0 end
+    a = a + 1
+  end
+  if applied == 1 then
+    local h = KEYS[k]
+    for i = a, a + 2 * (count - 1), 2 do
+      local spec = ARGV[i + 1]
+      if string.byte(spec, 1) == 115 then
+        sum(h, ARGV[i], string.match(spec, '^s,([^,]+),([^,]+),([^,]+)$'))
+      else
+        max(h, ARGV[i], string.sub(spec, 3))
+      end
+    end
+    redis.call('PEXPIRE', h, ARGV[1])
+  end
+  out[k] = applied
+  a = a + 2 * count
 end
 return out
+`;
+
+/**
+ * ARGV `base first last expireAt` (one grid, see IDS), then digests. Reserves the absent ids;
+ * answers per id 0 new (reserved now), 1 reserved before, 2 applied.
+ */
+export const RESERVE = `${IDS}
+local base, first, last, expireAt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local out = {}
+for i = 5, #ARGV do
+  local _, v = findId(base, first, last, ARGV[i])
+  if v == '1' then out[#out + 1] = 2
+  elseif v then out[#out + 1] = 1
+  else
+    addId(base, last, expireAt, ARGV[i], '0')
+    out[#out + 1] = 0
+  end
+end
+return out
+`;
+
+/** ARGV `base first last`, then digests: removes the ids still only reserved. */
+export const UNRESERVE = `${IDS}
+local base, first, last = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+for i = 4, #ARGV do
+  local k, v = findId(base, first, last, ARGV[i])
+  if v == '0' then redis.call('HDEL', k, string.sub(ARGV[i], 5, 12)) end
+end
+return 0
 `;
 
 /**
@@ -130,11 +267,21 @@ end
 return out
 `;
 
-/** KEYS[1] queue; ARGV[1] now, ARGV[2] limit. Removes and answers the due members, earliest first. */
+/**
+ * KEYS[1] queue, KEYS[2] lease queue (or the queue again); ARGV[1] now, ARGV[2] limit, then
+ * optionally ARGV[3] lease due time and ARGV[4] lease prefix. Removes and answers the due members,
+ * earliest first, and with a lease adds prefix .. member to the lease queue (earliest due kept).
+ */
 export const TAKE_DUE = `
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for i = 1, #ids, 1000 do
-  redis.call('ZREM', KEYS[1], unpack(ids, i, math.min(i + 999, #ids)))
+  local last = math.min(i + 999, #ids)
+  redis.call('ZREM', KEYS[1], unpack(ids, i, last))
+  if ARGV[3] then
+    local args = {}
+    for j = i, last do args[#args + 1] = ARGV[3]; args[#args + 1] = ARGV[4] .. ids[j] end
+    redis.call('ZADD', KEYS[2], 'LT', unpack(args))
+  end
 end
 return ids
 `;

@@ -1,0 +1,66 @@
+/**
+ * Bytes per remembered event id on Redis: `npx tsx bench/event-ids.ts [ids]` (Redis from
+ * WEIR_BENCH_REDIS_URL, default redis://127.0.0.1:6379; default 1,000,000 ids). Measures MEMORY
+ * USAGE over every id key of one organization in two cases: a cold first slot (no earlier hour to
+ * size its buckets from, so generations grow as the ids come) and a steady slot (the previous hour
+ * held as many ids). Prints a markdown table.
+ */
+import './scratch.js';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { idSlots } from '../infra/windows/event-ids.js';
+import { createRedisWindowStore } from '../infra/windows/redis/index.js';
+
+const redisUrl = process.env.WEIR_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const TTL_MS = 86_400_000;
+const CALL = 500;
+
+/** Sum of MEMORY USAGE (all samples) over the keys of a prefix, and their count. */
+export async function keyBytes(redis: Redis, pattern: string): Promise<{ bytes: number; keys: number }> {
+  let bytes = 0;
+  let keys = 0;
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000);
+    cursor = next;
+    const p = redis.pipeline();
+    for (const k of batch) p.memory('USAGE', k, 'SAMPLES', 0);
+    for (const [, n] of (await p.exec()) ?? []) bytes += Number(n);
+    keys += batch.length;
+  } while (cursor !== '0');
+  return { bytes, keys };
+}
+
+async function measure(ids: number, steady: boolean): Promise<string> {
+  const prefix = `bench:${randomUUID()}:`;
+  const admin = new Redis(redisUrl);
+  const store = createRedisWindowStore({ url: redisUrl, keyPrefix: prefix });
+  try {
+    if (steady) {
+      // The previous hour's meta hash, as a steady rate would have left it: its count sizes the slot.
+      const g = idSlots(TTL_MS, Date.now());
+      await admin.hset(`${prefix}i:{acme}:${g.slotMs}:${g.last - 1}`, 'g', 1, 'b1', 1, 'n1', ids);
+    }
+    for (let i = 0; i < ids; i += CALL) {
+      await store.apply(Array.from({ length: CALL }, (_, k) => ({ entity: { scope: 'acme', id: `u${k % 50}` }, updates: [], once: { id: `${randomUUID()}`, ttlMs: TTL_MS } })));
+    }
+    const { bytes, keys } = await keyBytes(admin, `${prefix}i:*`);
+    return `| ${steady ? 'steady slot (sized from the previous hour)' : 'cold first slot'} | ${ids.toLocaleString('en-US')} | ${keys.toLocaleString('en-US')} | ${(bytes / ids).toFixed(1)} B |`;
+  } finally {
+    await store.close();
+    let cursor = '0';
+    do {
+      const [next, batch] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
+      cursor = next;
+      if (batch.length > 0) await admin.unlink(...batch);
+    } while (cursor !== '0');
+    await admin.quit();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const ids = Number(process.argv[2] ?? 1_000_000);
+  console.log('| case | ids | keys | MEMORY USAGE per id |\n| --- | ---: | ---: | ---: |');
+  console.log(await measure(ids, false));
+  console.log(await measure(ids, true));
+}

@@ -1,0 +1,255 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { open, type Key, type RootDatabase } from 'lmdb';
+import { tryLock } from '../../fs/writer-lock.js';
+import { idDigest, idSlots } from '../event-ids.js';
+import { evict, update, type Entity } from '../memory/state.js';
+import { SumSeries } from '../memory/sum-series.js';
+import type { IdState, WindowStore } from '../types.js';
+import { down, up } from '../../health.js';
+import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
+import { createHousekeeper } from './housekeeping.js';
+import { KEYSPACES } from './keys.js';
+
+export interface LmdbWindowStoreOptions {
+  /** The LMDB environment's directory; a lock file beside it keeps a second process out. */
+  dir: string;
+  /** An entity without updates for this long is forgotten (default 100 days). */
+  idleTtlMs?: number;
+  /** How often expired ids, idle entities and leases are swept (default one minute). */
+  housekeepingIntervalMs?: number;
+}
+
+export interface LmdbWindowStore extends WindowStore {
+  /** Remembered event ids (tests and benchmarks). */
+  countIds(): number;
+  /** Runs an expiry pass now; answers how many keys it removed (tests; a timer runs it otherwise). */
+  housekeep(now: number): Promise<number>;
+}
+
+/** What an entity is stored as: its series packed as SumSeries.toJSON() arrays. */
+interface StoredEntity {
+  t: number;
+  s: Record<string, number[]>;
+  m: Record<string, number>;
+}
+
+const decode = (v: StoredEntity): Entity => ({
+  touchedAt: v.t,
+  sums: new Map(Object.entries(v.s).map(([name, packed]) => [name, SumSeries.fromJSON(packed)])),
+  maxes: new Map(Object.entries(v.m)),
+});
+
+const encode = (e: Entity): StoredEntity => ({
+  t: e.touchedAt,
+  s: Object.fromEntries([...e.sums].map(([name, s]) => [name, s.toJSON()])),
+  m: Object.fromEntries(e.maxes),
+});
+
+/**
+ * The embedded window store on LMDB (the `lmdb` package): state lives in a memory-mapped B+tree
+ * on disk, so the heap does not grow with entities or remembered ids and nothing is ever
+ * serialised whole. Each call is one write transaction whose body runs on the event loop (reads
+ * are memory-mapped lookups, microseconds each) and whose commit and fsync run on lmdb's write
+ * thread; the call resolves once the commit is flushed, so what a caller saw succeed survives
+ * kill -9, and LMDB's copy-on-write pages never leave a torn state. Expiry of ids, idle entities
+ * and leases runs in small transactions (housekeeping.ts), never one long step.
+ */
+export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promise<LmdbWindowStore> {
+  const idleTtlMs = opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
+  checkPositive('idleTtlMs', idleTtlMs);
+  await mkdir(path.dirname(opts.dir), { recursive: true });
+  const locked = await tryLock(`${opts.dir}.lock`);
+  if (!locked.held) throw new Error(`window state ${opts.dir} is in use by process ${locked.ownerPid}`);
+  const db: RootDatabase = open({ path: opts.dir, compression: false });
+  let stopped: Error | undefined;
+
+  /** Runs `body` in one write transaction; resolves with its result once the commit is on disk. */
+  const write = async <T>(body: () => T): Promise<T> => {
+    if (stopped) throw stopped;
+    const result = await db.transaction(body);
+    await db.flushed;
+    return result;
+  };
+
+  const liveEntity = (key: Key, at: number): Entity | undefined => {
+    const v = db.get(key) as StoredEntity | undefined;
+    return v && at - v.t <= idleTtlMs ? decode(v) : undefined;
+  };
+
+  /** The key of `id` in the slots a lookup at `at` searches, and its value, or undefined. */
+  const findId = (scope: string, digest: string, slots: ReturnType<typeof idSlots>): { key: Key; value: number } | undefined => {
+    for (let s = slots.last; s >= slots.first; s--) {
+      const key = [KEYSPACES.id, scope, slots.slotMs, s, digest];
+      const value = db.get(key) as number | undefined;
+      if (value !== undefined) return { key, value };
+    }
+    return undefined;
+  };
+
+  const addId = (scope: string, digest: string, slots: ReturnType<typeof idSlots>, value: number): void => {
+    void db.put([KEYSPACES.id, scope, slots.slotMs, slots.last, digest], value);
+    const meta = [KEYSPACES.idSlot, scope, slots.slotMs, slots.last];
+    if (((db.get(meta) as number | undefined) ?? 0) < slots.expireAt) void db.put(meta, slots.expireAt);
+  };
+
+  /** Keeps the earliest due time per id (inside a write transaction). */
+  const scheduleIn = (scope: string, queue: string, entries: { id: string; dueAt: number }[]): void => {
+    for (const { id, dueAt } of entries) {
+      const queued = [KEYSPACES.queued, scope, queue, id];
+      const cur = db.get(queued) as number | undefined;
+      if (cur !== undefined && cur <= dueAt) continue;
+      if (cur !== undefined) void db.remove([KEYSPACES.due, scope, queue, cur, id]);
+      void db.put(queued, dueAt);
+      void db.put([KEYSPACES.due, scope, queue, dueAt, id], 1);
+    }
+  };
+
+  const digestOf = (id: string): string => idDigest(id).toString('base64url');
+
+  const housekeeper = createHousekeeper({ db, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000, write: (body) => write(body) });
+
+  return {
+    kind: 'lmdb',
+    async apply(requests) {
+      checkApply(requests);
+      if (requests.length === 0) return [];
+      return write(() => {
+        const at = Date.now();
+        return requests.map((r) => {
+          if (r.once) {
+            const slots = idSlots(r.once.ttlMs, at);
+            const digest = digestOf(r.once.id);
+            const found = findId(r.entity.scope, digest, slots);
+            if (found?.value === 1) return false;
+            if (found) void db.put(found.key, 1);
+            else addId(r.entity.scope, digest, slots, 1);
+          }
+          const key = [KEYSPACES.entity, r.entity.scope, r.entity.id];
+          const e = liveEntity(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at };
+          for (const u of r.updates) update(e, u);
+          e.touchedAt = at;
+          void db.put(key, encode(e));
+          return true;
+        });
+      });
+    },
+    async read(entity, reads) {
+      if (stopped) throw stopped;
+      checkReads(reads);
+      const key = [KEYSPACES.entity, entity.scope, entity.id];
+      const answer = (e: Entity | undefined) =>
+        reads.map((r) => {
+          if (r.kind === 'max') return e?.maxes.get(r.series) ?? null;
+          if (!e) return 0;
+          evict(e, r.series, r.floor);
+          return e.sums.get(r.series)?.total ?? 0;
+        });
+      const e = liveEntity(key, Date.now());
+      const evicts = e && reads.some((r) => r.kind === 'sum' && e.sums.get(r.series)?.hasBelow(r.floor));
+      if (!evicts) return answer(e);
+      // Eviction is for good, as on Redis: stored (committed, not awaited to disk: it is not a
+      // change a caller relies on) before the answer.
+      return db.transaction(() => {
+        const current = liveEntity(key, Date.now());
+        const values = answer(current);
+        if (current) void db.put(key, encode(current));
+        return values;
+      });
+    },
+    async reserveIds(scope, ids, ttlMs) {
+      checkPositive('reserveIds ttlMs', ttlMs);
+      if (ids.length === 0) return [];
+      return write(() => {
+        const slots = idSlots(ttlMs, Date.now());
+        return ids.map((id): IdState => {
+          const digest = digestOf(id);
+          const found = findId(scope, digest, slots);
+          if (found) return found.value === 1 ? 'applied' : 'reserved';
+          addId(scope, digest, slots, 0);
+          return 'new';
+        });
+      });
+    },
+    async unreserveIds(scope, ids, ttlMs) {
+      checkPositive('unreserveIds ttlMs', ttlMs);
+      if (ids.length === 0) return;
+      await write(() => {
+        const slots = idSlots(ttlMs, Date.now());
+        for (const id of ids) {
+          const found = findId(scope, digestOf(id), slots);
+          if (found?.value === 0) void db.remove(found.key);
+        }
+      });
+    },
+    async claim(scope, namespace, ids, ttlMs) {
+      checkPositive('claim ttlMs', ttlMs);
+      return write(() => {
+        const at = Date.now();
+        return ids.map((id) => {
+          const key = [KEYSPACES.lease, scope, namespace, id];
+          const until = db.get(key) as number | undefined;
+          if (until !== undefined && until > at) return false;
+          void db.put(key, at + ttlMs);
+          return true;
+        });
+      });
+    },
+    async release(scope, namespace, ids) {
+      await write(() => {
+        for (const id of ids) void db.remove([KEYSPACES.lease, scope, namespace, id]);
+      });
+    },
+    async schedule(scope, queue, entries) {
+      for (const e of entries) checkFinite('schedule dueAt', e.dueAt);
+      if (entries.length === 0) return;
+      await write(() => scheduleIn(scope, queue, entries));
+    },
+    async takeDue(scope, queue, now, limit, lease) {
+      checkPositive('takeDue limit', limit);
+      if (lease) checkFinite('lease dueAt', lease.dueAt);
+      return write(() => {
+        const taken: string[] = [];
+        // Keys sort by due time, then id: the order a Redis sorted set answers in.
+        for (const key of db.getKeys({ start: [KEYSPACES.due, scope, queue, -Infinity], end: [KEYSPACES.due, scope, queue, now, '\uffff'], limit })) {
+          const id = (key as [string, string, string, number, string])[4];
+          void db.remove(key);
+          void db.remove([KEYSPACES.queued, scope, queue, id]);
+          taken.push(id);
+        }
+        if (lease) scheduleIn(scope, lease.queue, taken.map((id) => ({ id: lease.prefix + id, dueAt: lease.dueAt })));
+        return taken;
+      });
+    },
+    async unschedule(scope, queue, ids) {
+      if (ids.length === 0) return;
+      await write(() => {
+        for (const id of ids) {
+          const queued = [KEYSPACES.queued, scope, queue, id];
+          const dueAt = db.get(queued) as number | undefined;
+          if (dueAt === undefined) continue;
+          void db.remove(queued);
+          void db.remove([KEYSPACES.due, scope, queue, dueAt, id]);
+        }
+      });
+    },
+    async deleteEntity(entity) {
+      await write(() => db.remove([KEYSPACES.entity, entity.scope, entity.id]));
+    },
+    housekeep: (now) => housekeeper.sweep(now),
+    countIds() {
+      return db.getKeysCount({ start: [KEYSPACES.id], end: [KEYSPACES.idSlot] });
+    },
+    health() {
+      return stopped ? down(stopped.message) : up;
+    },
+    async close() {
+      if (stopped) return;
+      stopped = new Error('window store closed');
+      await housekeeper.stop();
+      await db.flushed;
+      await db.close();
+      await locked.lock.release();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLmdbWindowStore } from '../infra/windows/lmdb/index.js';
+import type { ApplyRequest, EntityRef } from '../infra/windows/types.js';
+import { windowStoreContract } from './contracts/windows.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'weir-windows-lmdb-'));
+  dirs.push(dir);
+  return path.join(dir, 'windows', 'state.lmdb');
+};
+
+windowStoreContract('lmdb', async (opts) => createLmdbWindowStore({ dir: await tempDir(), ...opts }));
+
+const entity: EntityRef = { scope: 'acme', id: 'u1' };
+const event: Omit<ApplyRequest, 'once'> = {
+  entity,
+  updates: [
+    { kind: 'sum', series: 'n', bucket: 1, delta: 1, floor: 0 },
+    { kind: 'sum', series: 'amt', bucket: 1, delta: 0.1, floor: 0 },
+  ],
+};
+const ONCE_TTL_MS = 3_600_000;
+const counted = (i: number): ApplyRequest => ({ ...event, once: { id: `e${i}`, ttlMs: ONCE_TTL_MS } });
+const readAll = (store: Awaited<ReturnType<typeof createLmdbWindowStore>>) =>
+  store.read(entity, [{ kind: 'sum', series: 'n', floor: 0 }, { kind: 'sum', series: 'amt', floor: 0 }, { kind: 'max', series: 'seen' }]);
+
+describe('lmdb window store: durability', () => {
+  it('keeps series, event ids, leases and queues across a restart', async () => {
+    const dir = await tempDir();
+    const first = await createLmdbWindowStore({ dir });
+    await first.apply([counted(1), counted(2), { entity, updates: [{ kind: 'max', series: 'seen', value: 99 }] }]);
+    await first.reserveIds('acme', ['r1'], ONCE_TTL_MS);
+    await first.claim('acme', 'lease', ['a'], 3_600_000);
+    await first.schedule('acme', 'flush', [{ id: 'u1', dueAt: 10 }]);
+    await first.close();
+
+    const second = await createLmdbWindowStore({ dir });
+    try {
+      expect(await readAll(second)).toEqual([2, 0.2, 99]);
+      expect(await second.apply([counted(2), counted(3)])).toEqual([false, true]);
+      expect(await second.reserveIds('acme', ['r1', 'e1', 'r2'], ONCE_TTL_MS)).toEqual(['reserved', 'applied', 'new']);
+      expect(await second.claim('acme', 'lease', ['a', 'b'], 3_600_000)).toEqual([false, true]);
+      expect(await second.takeDue('acme', 'flush', 10, 10)).toEqual(['u1']);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses a second store on the same files while the first is open', async () => {
+    const dir = await tempDir();
+    const first = await createLmdbWindowStore({ dir });
+    try {
+      await expect(createLmdbWindowStore({ dir })).rejects.toThrow(/in use by process/);
+    } finally {
+      await first.close();
+    }
+  });
+
+  it('keeps one entry per event id, whether intake reserved it or not', async () => {
+    const store = await createLmdbWindowStore({ dir: await tempDir() });
+    try {
+      const ids = Array.from({ length: 1_000 }, (_, i) => `id${i}`);
+      await store.reserveIds('acme', ids.slice(0, 500), ONCE_TTL_MS);
+      const applied = await store.apply(ids.map((id, i) => ({ entity: { scope: 'acme', id: `u${i % 7}` }, updates: [], once: { id, ttlMs: ONCE_TTL_MS } })));
+      expect(applied.every(Boolean)).toBe(true);
+      expect(store.countIds()).toBe(1_000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('counts every event exactly once when killed with SIGKILL mid-stream and redelivered', async () => {
+    const dir = await tempDir();
+    const acked = await applyUntilKilled(dir, 300);
+    const store = await createLmdbWindowStore({ dir });
+    try {
+      const [n] = await readAll(store);
+      expect(n).toBeGreaterThanOrEqual(acked);
+      // Redelivery of everything the child was given, and more: each event counts once in all.
+      const total = acked + 500;
+      const redelivered = await store.apply(Array.from({ length: total }, (_, i) => counted(i)));
+      expect(redelivered.slice(0, acked).every((applied) => !applied)).toBe(true);
+      const [count, amount] = await readAll(store);
+      expect(count).toBe(total);
+      expect(amount).toBe(Number((total * 0.1).toPrecision(15)));
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('lmdb window store: housekeeping', () => {
+  it('expires a store of a million ids in slices while answering other calls', async () => {
+    const store = await createLmdbWindowStore({ dir: await tempDir(), housekeepingIntervalMs: 3_600_000 });
+    try {
+      const ids = 1_000_000;
+      const ttlMs = 1_000;
+      for (let i = 0; i < ids; i += 20_000) await store.reserveIds('bulk', Array.from({ length: 20_000 }, (_, k) => `old-${i + k}`), ttlMs);
+      expect(store.countIds()).toBe(ids);
+      await store.apply([{ entity, updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 1, floor: 0 }] }]);
+
+      // Every slot has expired an hour from now: the pass must drop them all, and calls made while
+      // it runs are answered before it ends.
+      let swept = false;
+      const sweeping = store.housekeep(Date.now() + 3_600_000).then((n) => {
+        swept = true;
+        return n;
+      });
+      const answered: boolean[] = [];
+      while (!swept) {
+        const [n] = await store.read(entity, [{ kind: 'sum', series: 'n', floor: 0 }]);
+        expect(n).toBe(1);
+        answered.push(swept);
+        await store.apply([{ entity: { scope: 'other', id: `x${answered.length}` }, updates: [{ kind: 'max', series: 'seen', value: 1 }] }]);
+      }
+      expect(await sweeping).toBeGreaterThanOrEqual(ids);
+      expect(answered.filter((s) => !s).length).toBeGreaterThan(10);
+      expect(store.countIds()).toBe(0);
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
+});
+
+const storeModule = fileURLToPath(new URL('../infra/windows/lmdb/index.ts', import.meta.url));
+
+/**
+ * Runs a child process that applies counted(0), counted(1), ... in calls of 7, printing the
+ * highest index after each call resolves, and kills it with SIGKILL once `atLeast` events were
+ * acknowledged. Answers how many were acknowledged.
+ */
+async function applyUntilKilled(dir: string, atLeast: number): Promise<number> {
+  const code = `
+    const { createLmdbWindowStore } = await import(${JSON.stringify(storeModule)});
+    const store = await createLmdbWindowStore({ dir: ${JSON.stringify(dir)}, housekeepingIntervalMs: 20 });
+    const counted = (i) => ({ ...${JSON.stringify(event)}, once: { id: 'e' + i, ttlMs: ${ONCE_TTL_MS} } });
+    for (let i = 0; ; i += 7) {
+      await store.apply(Array.from({ length: 7 }, (_, k) => counted(i + k)));
+      process.stdout.write(String(i + 7) + '\\n');
+    }
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let acked = 0;
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      if (lines.length > 0) acked = Number(lines.at(-1));
+      if (acked >= atLeast && !child.killed) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(acked) : reject(new Error(`child ended without SIGKILL (${signal})`))));
+  });
+}
