@@ -1,0 +1,214 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestProcess } from './support/process.js';
+import { webhooksService } from '../services/webhooks.js';
+import { startReceiver, type Receiver } from './fixtures/webhook-receiver.js';
+import { runStarted, webhooksClient } from './fixtures/webhooks-client.js';
+import { waitFor } from './fixtures/counters-http.js';
+import { DLQ_REASON_HEADER, dlqTopic } from '../infra/bus/types.js';
+import { WORKFLOW_EVENTS_TOPIC } from '../pipelines/webhooks/topics.js';
+
+/**
+ * The webhooks service end to end on embedded defaults, delivering to a real HTTP receiver on
+ * 127.0.0.1 (private targets allowed, as tests and local trials set), with short retry, circuit
+ * and disable periods.
+ */
+
+const BASE_MS = 50;
+const OPEN_MS = 1_500;
+let p: Awaited<ReturnType<typeof startTestProcess>>;
+let rx: Receiver;
+let c: ReturnType<typeof webhooksClient>;
+let seq = 0;
+const path = (name: string) => `/${name}-${++seq}`;
+
+beforeAll(async () => {
+  rx = await startReceiver();
+  p = await startTestProcess({
+    services: [webhooksService],
+    env: {
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_RETRY_BASE_MS: String(BASE_MS),
+      WEBHOOK_CIRCUIT_OPEN_MS: String(OPEN_MS),
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_DISABLE_AFTER_MS: '600000',
+      API_KEYS: 'org_a:key_a,org_b:key_b,org_c:key_c,org_d:key_d',
+    },
+  });
+  c = webhooksClient(p.url, 'org_a', 'key_a');
+});
+afterAll(async () => {
+  await p?.stop();
+  await rx?.close();
+});
+
+const json = (b: Buffer) => JSON.parse(b.toString('utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function register(event: string, url: string, extra: Record<string, unknown> = {}) {
+  const r = await c.register({ event, url, ...extra });
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+}
+
+describe('registration', () => {
+  it('answers has_secret and never the secret; reads, changes and removes', async () => {
+    const r = await c.register({ event: 'workflow.completed', url: rx.url('/reg'), secret: 'a-long-enough-secret' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ event: 'workflow_run_completed', url: rx.url('/reg'), enabled: true, has_secret: true, filter: null, auto_payload: null });
+    expect(JSON.stringify(r.body)).not.toContain('a-long-enough-secret');
+    expect(Object.keys(r.body)).toEqual(expect.arrayContaining(['id', 'event', 'url', 'filter', 'auto_payload', 'enabled', 'created_at', 'has_secret']));
+    const got = await c.get(r.body.id);
+    expect(got.body).toEqual(r.body);
+    const patched = await c.patch(r.body.id, { secret: null, url: rx.url('/reg2') });
+    expect(patched.body).toMatchObject({ has_secret: false, url: rx.url('/reg2') });
+    expect((await c.remove(r.body.id)).status).toBe(204);
+    expect((await c.get(r.body.id)).status).toBe(404);
+  });
+
+  it('refuses catch-all-only and unknown events, bad URLs, and other organizations', async () => {
+    const cOnly = await c.register({ event: 'step.started', url: rx.url('/x') });
+    expect(cOnly.status).toBe(400);
+    expect(cOnly.body.message).toMatch(/event: step.started is delivered only to the catch-all address/);
+    expect((await c.register({ event: 'nope', url: rx.url('/x') })).body.message).toMatch(/event: nope is not an event/);
+    expect((await c.register({ event: 'document.deleted', url: 'ftp://x' })).body.message).toMatch(/^invalid registration: url:/);
+    const id = await register('document.deleted', rx.url('/x'));
+    const other = webhooksClient(p.url, 'org_b', 'key_b');
+    expect((await other.get(id)).status).toBe(404);
+    expect((await webhooksClient(p.url, 'org_b', 'key_a').get(id)).status).toBe(403);
+  });
+});
+
+describe('delivery', () => {
+  it('POSTs the envelope with the delivery id and a signature over the raw bytes', async () => {
+    const at = path('signed');
+    const secret = 'shh-this-is-secret';
+    await register('workflow_run_started', rx.url(at), { secret });
+    const res = await c.emit('workflow.started', runStarted('r1'));
+    expect(res.status).toBe(202);
+    const [id] = res.body.delivery_ids as string[];
+    const [hit] = await waitFor(async () => rx.hits(at), (h) => h.length === 1);
+    expect(hit!.headers['content-type']).toBe('application/json');
+    expect(hit!.headers['x-service-delivery-id']).toBe(id);
+    expect(hit!.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', secret).update(hit!.body).digest('hex')}`);
+    const envelope = json(hit!.body);
+    expect(Object.keys(envelope).sort()).toEqual(['delivery_id', 'event', 'payload', 'timestamp']);
+    expect(envelope).toMatchObject({ delivery_id: id, event: 'workflow_run_started', payload: runStarted('r1') });
+    expect(envelope.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('rejects a malformed event with the field that is wrong', async () => {
+    const res = await c.emit('workflow_run_started', { run_id: 'r1' });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/payload\.workflow_id/);
+    expect((await c.emit('no_such_event', {})).body.message).toMatch(/event: "no_such_event" is not in the event catalogue/);
+  });
+
+  it('retries 5xx with backoff and the same delivery id, and logs every attempt', async () => {
+    const at = path('retry');
+    rx.reply(at, (n) => ({ status: n <= 2 ? 503 : 200 }));
+    const id = await register('workflow_run_failed', rx.url(at));
+    const [did] = (await c.emit('workflow.failed', { run_id: 'r2', workflow_id: 'w', reason: 'x', context: {} })).body.delivery_ids as string[];
+    const hits = await waitFor(async () => rx.hits(at), (h) => h.length === 3);
+    expect(new Set(hits.map((h) => h.headers['x-service-delivery-id']))).toEqual(new Set([did]));
+    expect(new Set(hits.map((h) => h.body.toString()))).toHaveProperty('size', 1);
+    expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(BASE_MS);
+    expect(hits[2]!.at - hits[1]!.at).toBeGreaterThanOrEqual(2 * BASE_MS);
+    const log = await waitFor(async () => (await c.deliveries(id)).body.data as Record<string, unknown>[], (d) => d.length === 3);
+    expect(log.map((a) => [a.attempt, a.status, a.http_status])).toEqual([
+      [3, 'succeeded', 200],
+      [2, 'retrying', 503],
+      [1, 'retrying', 503],
+    ]);
+    expect(log.every((a) => a.delivery_id === did)).toBe(true);
+  });
+
+  it('honors Retry-After', async () => {
+    const at = path('retry-after');
+    rx.reply(at, (n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+    await register('workflow_run_failed', rx.url(at));
+    await c.emit('workflow_run_failed', { run_id: 'r3', workflow_id: 'w', reason: 'x', context: {} });
+    const hits = await waitFor(async () => rx.hits(at), (h) => h.length === 2);
+    expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('does not retry another 4xx', async () => {
+    const at = path('gone');
+    rx.reply(at, () => ({ status: 410 }));
+    const id = await register('workflow_run_cancelled', rx.url(at));
+    await c.emit('workflow.cancelled', { run_id: 'r4', workflow_id: 'w', reason: 'x', actor: { type: 'user', id: 'u' } });
+    const [final] = await waitFor(async () => (await c.deliveries(id)).body.data as Record<string, unknown>[], (d) => d.length === 1);
+    expect(final).toMatchObject({ attempt: 1, status: 'failed', http_status: 410, next_attempt_at: null });
+    expect(rx.hits(at)).toHaveLength(1);
+  });
+
+  it('gives up after 5 retries', async () => {
+    const at = path('down');
+    rx.reply(at, () => ({ status: 500 }));
+    // Its own URL per attempt count would open the circuit; 6 attempts at one URL open it once (after 3).
+    const id = await register('external_form_deleted', rx.url(at));
+    await c.emit('external_form_deleted', { form_id: 'f', form_name: 'F', deleted_at: new Date().toISOString() });
+    const log = await waitFor(async () => (await c.deliveries(id, '?status=failed')).body.data as Record<string, unknown>[], (d) => d.length === 1, 30_000);
+    expect(log[0]).toMatchObject({ attempt: 6, status: 'failed', http_status: 500 });
+    expect(rx.hits(at)).toHaveLength(6);
+  });
+});
+
+describe('the workflow.events topic', () => {
+  it('delivers valid messages and dead-letters malformed ones with the reason', async () => {
+    const at = path('topic');
+    await register('document.uploaded', rx.url(at));
+    const dlq: { reason: string }[] = [];
+    const sub = await p.platform.bus.subscribe({
+      groupId: `dlq-reader-${Date.now()}`,
+      topics: [dlqTopic(WORKFLOW_EVENTS_TOPIC)],
+      fromBeginning: true,
+      eachBatch: async (b) => void dlq.push(...b.messages.map((m) => ({ reason: m.headers?.[DLQ_REASON_HEADER] ?? '' }))),
+    });
+    const send = (v: unknown) => p.platform.bus.send(WORKFLOW_EVENTS_TOPIC, [{ key: 'org_a', value: Buffer.from(JSON.stringify(v)) }]);
+    await send({ org_id: 'org_a', event: 'document.uploaded', payload: { document_id: 'd1', name: 'n', content_type: 'text/plain', size_bytes: 3 } });
+    await send({ org_id: 'org_a', event: 'document.uploaded', payload: { document_id: 'd2' } });
+    const [hit] = await waitFor(async () => rx.hits(at), (h) => h.length === 1);
+    expect(json(hit!.body).payload.document_id).toBe('d1');
+    await waitFor(async () => dlq, (d) => d.some((x) => x.reason.includes('payload.name')));
+    await sub.stop();
+  });
+});
+
+describe('filters, auto_payload and the catch-all address', () => {
+  it('applies filter tags and content_type to document events and merges auto_payload', async () => {
+    const c = webhooksClient(p.url, 'org_c', 'key_c');
+    const at = path('docs');
+    const { body: { id } } = await c.register({ event: 'document.uploaded', url: rx.url(at), filter: { tags: ['kyc', 'aml'], content_type: 'application/pdf' }, auto_payload: { tenant: 't1', document_id: 'ignored' } });
+    const doc = (tags: string[], content_type: string) => ({ document_id: 'd', name: 'n', content_type, size_bytes: 1, tags });
+    const matched = await c.emit('document.uploaded', doc(['aml'], 'application/pdf'));
+    const otherTag = await c.emit('document.uploaded', doc(['hr'], 'application/pdf'));
+    const otherType = await c.emit('document.uploaded', doc(['kyc'], 'text/plain'));
+    expect(matched.body.delivery_ids).toHaveLength(1);
+    expect(otherTag.body.delivery_ids).toHaveLength(0);
+    expect(otherType.body.delivery_ids).toHaveLength(0);
+    const [hit] = await waitFor(async () => rx.hits(at), (h) => h.length === 1);
+    expect(json(hit!.body).payload).toEqual({ ...doc(['aml'], 'application/pdf'), tenant: 't1' });
+    expect(id).toMatch(/^wh_/);
+  });
+
+  it('ignores a filter on events that are not document events', async () => {
+    const at = path('nodoc');
+    await register('workflow_run_completed', rx.url(at), { filter: { tags: ['x'] } });
+    expect((await c.emit('workflow_run_completed', { run_id: 'r', workflow_id: 'w', result: {} })).body.delivery_ids).toHaveLength(1);
+  });
+
+  it('sends every event, catch-all-only ones included, unsigned to the catch-all address', async () => {
+    const other = webhooksClient(p.url, 'org_b', 'key_b');
+    const at = path('catch-all');
+    expect((await other.catchAll(rx.url(at))).body).toEqual({ key: 'webhook_url', value: rx.url(at) });
+    await other.register({ event: 'workflow_run_started', url: rx.url(path('registered')), secret: 'registered-secret-1' });
+    await other.emit('step.failed', { run_id: 'r', step_index: 2, error: { message: 'boom' } });
+    await other.emit('workflow_run_started', runStarted('r9'));
+    const hits = await waitFor(async () => rx.hits(at), (h) => h.length === 2);
+    expect(hits.map((h) => json(h.body).event).sort()).toEqual(['step.failed', 'workflow_run_started']);
+    for (const h of hits) expect(h.headers['x-service-signature']).toBeUndefined();
+    const log = await waitFor(async () => (await other.deliveries('catch-all')).body.data as unknown[], (d) => d.length === 2);
+    expect(log).toHaveLength(2);
+    await other.catchAll(null);
+  });
+});
