@@ -153,6 +153,30 @@ describe('delivery', () => {
   });
 });
 
+describe('circuit per URL', () => {
+  it('opens after 3 failures, defers deliveries while open, and sends them all once it closes', async () => {
+    const d = webhooksClient(p.url, 'org_d', 'key_d');
+    const at = path('circuit');
+    let up = false;
+    rx.reply(at, () => ({ status: up ? 200 : 500 }));
+    const id = (await d.register({ event: 'external_form_created', url: rx.url(at) })).body.id as string;
+    const emit = async (i: number) => ((await d.emit('external_form_created', { form_id: `f${i}`, form_name: 'F', is_public: true, created_at: new Date().toISOString() })).body.delivery_ids as string[])[0]!;
+    const ids = [await emit(1), await emit(2), await emit(3)];
+    await waitFor(async () => rx.hits(at), (h) => h.length >= 3);
+    ids.push(await emit(4), await emit(5));
+    const deferred = await waitFor(async () => (await d.deliveries(id, '?status=deferred')).body.data as Record<string, string>[], (x) => x.length >= 2);
+    up = true;
+    const failures = rx.hits(at).length;
+    const lastFailure = rx.hits(at).at(-1)!.at;
+    // While open, nothing reached the receiver: the retries of the first three and the two new deliveries all waited.
+    expect(failures).toBeLessThanOrEqual(4);
+    expect(deferred.every((x) => x.error === 'circuit open for this URL' && x.next_attempt_at !== null)).toBe(true);
+    const hits = await waitFor(async () => rx.hits(at).slice(failures), (h) => new Set(h.map((x) => x.headers['x-service-delivery-id'])).size === 5);
+    expect(new Set(hits.map((h) => h.headers['x-service-delivery-id']))).toEqual(new Set(ids));
+    expect(hits[0]!.at - lastFailure).toBeGreaterThanOrEqual(OPEN_MS - 100);
+  });
+});
+
 describe('the workflow.events topic', () => {
   it('delivers valid messages and dead-letters malformed ones with the reason', async () => {
     const at = path('topic');

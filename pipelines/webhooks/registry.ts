@@ -183,9 +183,12 @@ export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: 
       return (await entry(orgId)).registrations.get(id);
     },
 
-    /** Enabled registrations of an organization for one event. */
+    /**
+     * Registrations of an organization for one event, disabled ones too: their deliveries are
+     * logged as skipped, so the owner sees what was missed and can redeliver it.
+     */
     async forEvent(orgId: string, event: EventName): Promise<Registration[]> {
-      return [...(await entry(orgId)).registrations.values()].filter((r) => r.event === event && r.enabled);
+      return [...(await entry(orgId)).registrations.values()].filter((r) => r.event === event);
     },
 
     async update(orgId: string, id: string, change: RegistrationChange): Promise<Registration | undefined> {
