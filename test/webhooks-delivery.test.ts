@@ -1,4 +1,5 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestProcess } from './support/process.js';
 import { webhooksService } from '../services/webhooks.js';
@@ -6,6 +7,7 @@ import { startReceiver, type Receiver } from './fixtures/webhook-receiver.js';
 import { runStarted, webhooksClient } from './fixtures/webhooks-client.js';
 import { waitFor } from './fixtures/counters-http.js';
 import { DLQ_REASON_HEADER, dlqTopic } from '../infra/bus/types.js';
+import { fetchOpenApi, undocumentedRoutes } from './support/openapi.js';
 import { WORKFLOW_EVENTS_TOPIC } from '../pipelines/webhooks/topics.js';
 
 /**
@@ -234,5 +236,62 @@ describe('filters, auto_payload and the catch-all address', () => {
     const log = await waitFor(async () => (await other.deliveries('catch-all')).body.data as unknown[], (d) => d.length === 2);
     expect(log).toHaveLength(2);
     await other.catchAll(null);
+  });
+});
+
+describe('Standard Webhooks, secret rotation and the catalogue', () => {
+  const whsec = () => `whsec_${randomBytes(32).toString('base64')}`;
+  const verifies = (secret: string, h: { body: Buffer; headers: Record<string, unknown> }) => {
+    try {
+      new Webhook(secret).verify(h.body.toString('utf8'), h.headers as Record<string, string>);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('signs with Standard Webhooks headers on request, and rotation signs with both secrets during the grace period', async () => {
+    const at = path('standard');
+    const [oldSecret, newSecret, third] = [whsec(), whsec(), whsec()];
+    const id = await register('document.expired', rx.url(at), { secret: oldSecret, standard_webhooks: true });
+    const emit = () => c.emit('document.expired', { document_id: 'd', name: 'n', expires_at: new Date().toISOString() });
+    await emit();
+    const [first] = await waitFor(async () => rx.hits(at), (h) => h.length === 1);
+    expect(first!.headers['webhook-id']).toBe(first!.headers['x-service-delivery-id']);
+    expect(verifies(oldSecret, first!)).toBe(true);
+    expect(first!.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', oldSecret).update(first!.body).digest('hex')}`);
+
+    const rotated = await c.call('POST', `/webhooks/${id}/rotate-secret`, { secret: newSecret, grace_period_seconds: 3600 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret_rotation_ends_at).not.toBeNull();
+    expect(JSON.stringify(rotated.body)).not.toContain(newSecret.slice(6));
+    await emit();
+    const [, during] = await waitFor(async () => rx.hits(at), (h) => h.length === 2);
+    expect([verifies(newSecret, during!), verifies(oldSecret, during!)]).toEqual([true, true]);
+
+    await c.call('POST', `/webhooks/${id}/rotate-secret`, { secret: third, grace_period_seconds: 0 });
+    await emit();
+    const [, , after] = await waitFor(async () => rx.hits(at), (h) => h.length === 3);
+    expect([verifies(third, after!), verifies(newSecret, after!)]).toEqual([true, false]);
+  });
+
+  it('refuses Standard Webhooks without a whsec_ secret', async () => {
+    const r = await c.register({ event: 'document.expired', url: rx.url('/x'), secret: 'plain-but-long-secret', standard_webhooks: true });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/secret: with standard_webhooks, must be whsec_/);
+  });
+
+  it('lists the event types with their payload JSON schemas, without credentials', async () => {
+    const res = await fetch(`${p.url}/webhooks/event-types`);
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as { data: { name: string; kind: string; schema: { required?: string[] } }[] };
+    expect(data.find((t) => t.name === 'risk.high')).toMatchObject({ kind: 'R', schema: { required: ['request_id', 'entity_id', 'score', 'outcome', 'reasons'] } });
+    expect(data.find((t) => t.name === 'step.started')?.kind).toBe('C');
+  });
+
+  it('documents every route in OpenAPI 3.0', async () => {
+    const { doc } = await fetchOpenApi(`${p.url}/webhooks/openapi.json`);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/webhooks', '/webhooks/{id}', '/webhooks/{id}/deliveries', '/events', '/org-config', '/webhooks/event-types']));
+    expect(await undocumentedRoutes(p.url, doc, {}, { 'x-api-key': 'key_a', 'x-org-id': 'org_a' })).toEqual([]);
   });
 });
