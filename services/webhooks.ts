@@ -13,6 +13,9 @@ import { createSender } from '../pipelines/webhooks/sender.js';
 import { createHealth } from '../pipelines/webhooks/health.js';
 import { DELIVERIES_TOPIC, WORKFLOW_EVENTS_TOPIC } from '../pipelines/webhooks/topics.js';
 import { registrationBody, registrationPatch } from '../schemas/http/webhooks.js';
+import { approvalRoutes } from '../api/webhooks/approvals.js';
+import { approvalsMigration, createApprovals } from '../pipelines/webhooks/approvals.js';
+import { createSdkUsers, OTP_TOPIC, sdkUsersMigration } from '../pipelines/webhooks/sdk-users.js';
 
 /** One registry per platform, shared by the service and other services that configure webhooks (risk). */
 const registries = new WeakMap<Platform, Promise<Registry>>();
@@ -37,15 +40,18 @@ export const webhooksService: ServiceModule = {
   topics: [
     { topic: WORKFLOW_EVENTS_TOPIC, partitions: 3 },
     { topic: DELIVERIES_TOPIC, partitions: 6 },
+    { topic: OTP_TOPIC, partitions: 1 },
   ],
-  migrations: [registryMigration, deliveryLogMigration],
+  migrations: [registryMigration, deliveryLogMigration, approvalsMigration, sdkUsersMigration],
   async create({ platform, keys }) {
     const registry = await registryOf(platform);
     const deliveries = createDeliveryLog(platform.analytics);
-    const fanOut = createFanOut({ platform, registry });
+    const approvals = createApprovals(platform);
+    const fanOut = createFanOut({ platform, registry, observers: [approvals.observer] });
+    const users = createSdkUsers(platform);
     const config = platform.config;
     return {
-      router: webhooksRouter({ platform, keys, registry, deliveries, fanOut }),
+      router: webhooksRouter({ platform, keys, registry, deliveries, fanOut, extra: approvalRoutes({ platform, approvals, users, fanOut }) }),
       workers: [
         { role: 'webhooks', name: 'webhooks.intake', start: () => startIntakeStage(platform, fanOut) },
         {

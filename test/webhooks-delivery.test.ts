@@ -34,7 +34,9 @@ beforeAll(async () => {
       WEBHOOK_CIRCUIT_OPEN_MS: String(OPEN_MS),
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_DISABLE_AFTER_MS: '600000',
-      API_KEYS: 'org_a:key_a,org_b:key_b,org_c:key_c,org_d:key_d',
+      API_KEYS: 'org_a:key_a,org_b:key_b,org_c:key_c,org_d:key_d,org_e:key_e',
+      OTP_DEV_ECHO: 'true',
+      BEARER_SIGNING_SECRET: 'test-bearer-signing-secret',
     },
   });
   c = webhooksClient(p.url, 'org_a', 'key_a');
@@ -293,5 +295,72 @@ describe('Standard Webhooks, secret rotation and the catalogue', () => {
     const { doc } = await fetchOpenApi(`${p.url}/webhooks/openapi.json`);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/webhooks', '/webhooks/{id}', '/webhooks/{id}/deliveries', '/events', '/org-config', '/webhooks/event-types']));
     expect(await undocumentedRoutes(p.url, doc, {}, { 'x-api-key': 'key_a', 'x-org-id': 'org_a' })).toEqual([]);
+  });
+});
+
+describe('approvals', () => {
+  const e = () => webhooksClient(p.url, 'org_e', 'key_e');
+  const requested = (run: string, step: string, role: string) => ({
+    run_id: run,
+    step_id: step,
+    workflow_id: 'wf',
+    comment: 'please check',
+    request_payload: { approver_role: role, expires_at: new Date(Date.now() + 3_600_000).toISOString(), amount: 10 },
+    status: 'pending',
+  });
+
+  it('records a requested approval; the backend decides it once and pbot_approval_decided is delivered', async () => {
+    const c = e();
+    const at = path('decided');
+    await c.register({ event: 'pbot_approval_decided', url: rx.url(at) });
+    const request = requested('run1', 'step1', 'cfo');
+    await c.emit('pbot_approval_requested', request);
+    const pending = await c.call('GET', '/approvals/run1');
+    expect(pending.status).toBe(200);
+    expect(pending.body).toMatchObject({ run_id: 'run1', step_id: 'step1', approver_role: 'cfo', status: 'pending' });
+    expect(pending.body.expires_at).toBe(request.request_payload.expires_at);
+
+    const decision = await c.call('POST', '/approvals/run1/step1', { approved: true, comment: 'fine' });
+    expect(decision.status).toBe(200);
+    expect(decision.body).toMatchObject({ run_id: 'run1', step_id: 'step1', approval_id: pending.body.approval_id, approved: true, comment: 'fine' });
+    const [hit] = await waitFor(async () => rx.hits(at), (h) => h.length === 1);
+    expect(json(hit!.body)).toMatchObject({ event: 'pbot_approval_decided', payload: { run_id: 'run1', approved: true, comment: 'fine' } });
+    expect((await c.call('GET', '/approvals/run1')).body.status).toBe('approved');
+    const again = await c.call('POST', '/approvals/run1/step1', { approved: false });
+    expect(again.status).toBe(409);
+    expect((await c.call('POST', '/approvals/run1/nostep', { approved: false })).status).toBe(404);
+    expect((await c.call('GET', '/approvals/nosuchrun')).status).toBe(404);
+  });
+
+  it('lets a signed-in SDK user holding the role decide, and no one else', async () => {
+    const c = e();
+    await c.emit('pbot_approval_requested', requested('run2', 'step1', 'legal'));
+    const task = (await c.call('GET', '/approvals/run2')).body.approval_id as string;
+    expect((await c.call('PUT', '/sdk/users', { email: 'Lee@Example.com', permissions: { approver_roles: ['legal'] } })).status).toBe(200);
+    await c.call('PUT', '/sdk/users', { email: 'cfo@example.com', permissions: { approver_roles: ['cfo'] } });
+    const signIn = async (email: string) => {
+      const started = await fetch(`${p.url}/sdk/auth/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ org_id: 'org_e', email }) });
+      expect(started.status).toBe(202);
+      const { dev_code } = (await started.json()) as { dev_code: string };
+      const verify = () => fetch(`${p.url}/sdk/auth/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ org_id: 'org_e', email, code: dev_code }) });
+      const res = await verify();
+      expect(res.status).toBe(200);
+      expect((await verify()).status).toBe(401);
+      return ((await res.json()) as { access_token: string }).access_token;
+    };
+    const decide = (token: string | null) =>
+      fetch(`${p.url}/sdk/tasks/${task}/decide`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ approved: false, comment: 'no' }),
+      });
+    expect((await decide(null)).status).toBe(401);
+    expect((await decide(await signIn('cfo@example.com'))).status).toBe(403);
+    const ok = await decide(await signIn('lee@example.com'));
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ approval_id: task, approved: false, comment: 'no' });
+    expect((await c.call('GET', '/approvals/run2')).body.status).toBe('rejected');
+    const unknown = await fetch(`${p.url}/sdk/auth/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ org_id: 'org_e', email: 'nobody@example.com' }) });
+    expect(await unknown.json()).toEqual({ sent: true });
   });
 });

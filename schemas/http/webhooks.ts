@@ -163,6 +163,7 @@ export const approvalSchema = z
   .object({
     run_id: z.string(),
     step_id: z.string(),
+    approval_id: z.string().meta({ description: 'The task id of POST /sdk/tasks/{taskId}/decide' }),
     approver_role: z.string().nullable(),
     expires_at: z.string().nullable(),
     status: z.enum(['pending', 'approved', 'rejected']),
@@ -183,3 +184,26 @@ export const decisionSchema = z
 export const errorBodySchema = z
   .object({ status: z.literal('error'), error: z.string(), message: z.string(), request_id: z.string() })
   .meta({ id: 'WebhooksError' });
+
+const email = z.email().max(320);
+
+export const sdkUserBody = z
+  .strictObject({
+    email,
+    permissions: z.strictObject({ approver_roles: z.array(z.string().min(1).max(128)).max(100) }),
+  })
+  .meta({ id: 'SdkUserRequest' });
+
+export const sdkUserSchema = z
+  .object({ id: z.string(), email: z.string(), permissions: z.object({ approver_roles: z.array(z.string()) }) })
+  .meta({ id: 'SdkUser' });
+
+export const signInStartBody = z.strictObject({ org_id: z.string().min(1), email }).meta({ id: 'SdkSignInStart' });
+export const signInStarted = z
+  .object({ sent: z.literal(true), dev_code: z.string().optional().meta({ description: 'Only when the server runs with OTP_DEV_ECHO=true, and only for a known user' }) })
+  .meta({ id: 'SdkSignInStarted' });
+
+export const signInVerifyBody = z.strictObject({ org_id: z.string().min(1), email, code: z.string().regex(/^\d{6}$/, 'must be the 6-digit code') }).meta({ id: 'SdkSignInVerify' });
+export const sdkSessionSchema = z
+  .object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), user: sdkUserSchema })
+  .meta({ id: 'SdkSession' });
