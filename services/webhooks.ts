@@ -64,7 +64,7 @@ export const webhooksService: ServiceModule = {
               log: deliveries,
               sender: createSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
               schedule: createRetrySchedule(platform),
-              health: createHealth({ openMs: config.WEBHOOK_CIRCUIT_OPEN_MS, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS }),
+              health: createHealth({ openMs: config.WEBHOOK_CIRCUIT_OPEN_MS, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS, probeMs: config.WEBHOOK_TIMEOUT_MS }),
             }),
         },
       ],

@@ -7,6 +7,10 @@ import { startReceiver, type Receiver } from './fixtures/webhook-receiver.js';
 let rx: Receiver;
 const body = Buffer.from('{"x":1}');
 const headers = { 'content-type': 'application/json' };
+const sent = <T>(r: T | null): T => {
+  if (r === null) throw new Error('not sent');
+  return r;
+};
 
 beforeAll(async () => {
   rx = await startReceiver();
@@ -18,14 +22,14 @@ describe('outbound safety', () => {
   afterAll(() => strict.close());
 
   it('refuses a loopback address literal without connecting', async () => {
-    const r = await strict.send(rx.url('/literal'), body, headers);
+    const r = sent(await strict.send(rx.url('/literal'), body, headers));
     expect(r).toMatchObject({ status: null, refused: true });
     expect(r.error).toMatch(/127\.0\.0\.1 is a private, loopback or link-local address/);
     expect(rx.hits('/literal')).toHaveLength(0);
   });
 
   it('refuses a name that resolves to a loopback address, judged after resolution', async () => {
-    const r = await strict.send(rx.url('/named').replace('127.0.0.1', 'localhost'), body, headers);
+    const r = sent(await strict.send(rx.url('/named').replace('127.0.0.1', 'localhost'), body, headers));
     expect(r).toMatchObject({ status: null, refused: true });
     expect(r.error).toMatch(/localhost resolves to/);
     expect(rx.hits('/named')).toHaveLength(0);
@@ -38,26 +42,26 @@ describe('answers', () => {
 
   it('does not follow redirects', async () => {
     rx.reply('/moved', () => ({ status: 302, headers: { location: rx.url('/elsewhere') } }));
-    expect(await open.send(rx.url('/moved'), body, headers)).toMatchObject({ status: 302, error: 'HTTP 302', refused: false });
+    expect(sent(await open.send(rx.url('/moved'), body, headers))).toMatchObject({ status: 302, error: 'HTTP 302', refused: false });
     expect(rx.hits('/elsewhere')).toHaveLength(0);
   });
 
   it('gives up on an answer that does not come within the deadline', async () => {
     rx.reply('/slow', () => ({ status: 200, delayMs: 3_000 }));
-    const r = await open.send(rx.url('/slow'), body, headers);
+    const r = sent(await open.send(rx.url('/slow'), body, headers));
     expect(r).toMatchObject({ status: null, error: 'no complete answer within 500 ms', refused: false });
   });
 
   it('keeps at most the first 4 KiB of an answer, and the raw bytes reach the receiver', async () => {
     rx.reply('/big', () => ({ status: 200, body: 'y'.repeat(100_000) }));
-    const r = await open.send(rx.url('/big'), body, headers);
+    const r = sent(await open.send(rx.url('/big'), body, headers));
     expect(r.status).toBe(200);
     expect(r.responseBody).toHaveLength(RESPONSE_LIMIT);
     expect(rx.hits('/big')[0]!.body.equals(body)).toBe(true);
   });
 
   it('reports a refused connection as no answer (retryable)', async () => {
-    const r = await open.send('http://127.0.0.1:1/', body, headers);
+    const r = sent(await open.send('http://127.0.0.1:1/', body, headers));
     expect(r).toMatchObject({ status: null, refused: false });
     expect(r.error).toMatch(/ECONNREFUSED/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterAttempt, CLOSED, releaseAt, shouldDisable, targetAfterAttempt } from './circuit.js';
+import { admit, afterAttempt, CLOSED, PROBE_RECHECK_MS, releaseAt, shouldDisable, targetAfterAttempt } from './circuit.js';
 
 const OPEN = 300_000;
 
@@ -27,6 +27,22 @@ describe('circuit per URL', () => {
     const reopened = afterAttempt(s, false, 3 + OPEN, OPEN);
     expect(releaseAt(reopened, 4 + OPEN)).toBe(3 + 2 * OPEN);
     expect(afterAttempt(s, true, 3 + OPEN, OPEN)).toEqual(CLOSED);
+  });
+
+  it('half open, lets one probe through while the others wait', () => {
+    let s = CLOSED;
+    for (const t of [1, 2, 3]) s = afterAttempt(s, false, t, OPEN);
+    const t = 3 + OPEN;
+    const probe = admit(s, t, 10_000);
+    expect(probe.at).toBe(t);
+    const other = admit(probe.state, t + 5, 10_000);
+    expect(other.at).toBe(t + 5 + PROBE_RECHECK_MS);
+    expect(admit(probe.state, t + 10_000, 10_000).at).toBe(t + 10_000);
+    expect(admit(afterAttempt(probe.state, true, t + 50, OPEN), t + 60, 10_000).at).toBe(t + 60);
+  });
+
+  it('closed, admits every attempt', () => {
+    expect(admit(afterAttempt(CLOSED, false, 1, OPEN), 2, 10_000)).toEqual({ at: 2, state: afterAttempt(CLOSED, false, 1, OPEN) });
   });
 });
 

@@ -95,7 +95,11 @@ export function createSender(opts: { timeoutMs: number; allowPrivate: boolean })
   });
   const perOrigin = limiter(PER_DESTINATION);
 
-  async function send(url: string, body: Buffer, headers: Record<string, string>): Promise<SendResult> {
+  /**
+   * Sends unless `admit`, asked once a slot to the destination is free, says no (its circuit
+   * opened while the delivery waited for the slot): then answers null and sends nothing.
+   */
+  async function send(url: string, body: Buffer, headers: Record<string, string>, admit: () => boolean = () => true): Promise<SendResult | null> {
     const target = new URL(url);
     const host = target.hostname.replace(/^\[|\]$/g, '');
     // Literal addresses never reach the resolver: judge them here.
@@ -103,6 +107,7 @@ export function createSender(opts: { timeoutMs: number; allowPrivate: boolean })
       return { status: null, latencyMs: 0, error: `destination refused: ${host} is a private, loopback or link-local address`, responseBody: null, refused: true };
     }
     return perOrigin(target.origin, async () => {
+      if (!admit()) return null;
       const started = performance.now();
       const signal = AbortSignal.timeout(opts.timeoutMs);
       try {

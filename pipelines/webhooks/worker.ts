@@ -10,6 +10,7 @@ import type { AttemptRecord, DeliveryLog } from './delivery-log.js';
 import type { Sender } from './sender.js';
 import type { RetrySchedule, ScheduledJob } from './retry-schedule.js';
 import type { Health } from './health.js';
+import { mapLimit } from '../../infra/map-limit.js';
 
 /**
  * The delivery worker pool: consumes `webhook.deliveries`, attempts each job of a batch side by side
@@ -49,19 +50,6 @@ function workerMetrics(registry: Registry) {
   return m;
 }
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
-}
-
 export function createAttempter(deps: WorkerDeps) {
   const { registry, sender, health } = deps;
   const { clock, config, log } = deps.platform;
@@ -80,11 +68,9 @@ export function createAttempter(deps: WorkerDeps) {
     if (!url) return record(job, '', 'skipped', catchAll ? 'the organization has no catch-all address' : 'the registration was deleted', now);
     if (registration && !registration.enabled && !job.manual) return record(job, url, 'skipped', `target disabled: ${registration.disabled_reason ?? 'by its owner'}`, now);
 
+    const defer = (release: number) => record(job, url, 'deferred', 'circuit open for this URL', now, { job, dueAt: release + Math.floor(Math.random() * RELEASE_SPREAD_MS) });
     const release = health.releaseAt(url, now);
-    if (release > now) {
-      const dueAt = release + Math.floor(Math.random() * RELEASE_SPREAD_MS);
-      return record(job, url, 'deferred', 'circuit open for this URL', now, { job, dueAt });
-    }
+    if (release > now) return defer(release);
 
     const body = Buffer.from(JSON.stringify({ delivery_id: job.delivery_id, event: job.event, timestamp: job.timestamp, payload: job.payload }));
     const secrets = registration ? registry.secrets(registration) : null;
@@ -94,7 +80,14 @@ export function createAttempter(deps: WorkerDeps) {
       'x-service-delivery-id': job.delivery_id,
       ...(secrets ? signatureHeaders(secrets, { standard: registration!.standard_webhooks, id: job.delivery_id, timestampSeconds: Math.floor(now / 1000), body }) : {}),
     };
-    const res = await sender.send(url, body, headers);
+    // The circuit is asked again once a connection slot is free: it may have opened meanwhile.
+    let heldUntil = 0;
+    const res = await sender.send(url, body, headers, () => {
+      const t = clock.now();
+      heldUntil = health.admit(url, t);
+      return heldUntil <= t;
+    });
+    if (res === null) return defer(heldUntil);
     const at = clock.now();
     const ok = isSuccess(res);
     const { disable } = health.record(url, registration ? `${job.org_id}:${job.target}` : null, ok, at);
