@@ -45,7 +45,7 @@ export const webhooksService: ServiceModule = {
   migrations: [registryMigration, deliveryLogMigration, approvalsMigration, sdkUsersMigration],
   async create({ platform, keys }) {
     const registry = await registryOf(platform);
-    const deliveries = createDeliveryLog(platform.analytics);
+    const deliveries = createDeliveryLog(platform.analytics, (err) => platform.log.error({ err }, 'webhook delivery log write failed; retrying'));
     const approvals = createApprovals(platform);
     const fanOut = createFanOut({ platform, registry, observers: [approvals.observer] });
     const users = createSdkUsers(platform);

@@ -59,48 +59,93 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** ClickHouse answers DateTime64 as `YYYY-MM-DD hh:mm:ss.sss` in UTC. */
 const fromClickhouse = (s: string | null) => (s === null ? null : `${s.replace(' ', 'T')}Z`);
 
-export function createDeliveryLog(analytics: Analytics) {
+/** Rows are written at least this often, in one insert per table. */
+const FLUSH_MS = 200;
+/** A worker waits for the write once this many rows are pending (back-pressure on a slow ClickHouse). */
+const MAX_PENDING = 5_000;
+
+export function createDeliveryLog(analytics: Analytics, onError: (err: unknown) => void = () => undefined) {
+  let pending: AttemptRecord[] = [];
+  let writing: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+
+  /** Writes what is pending; rows of a failed write stay pending for the next one. */
+  const flush = (): Promise<void> =>
+    (writing = writing.then(async () => {
+      const rows = pending;
+      pending = [];
+      try {
+        await write(rows);
+      } catch (err) {
+        pending = [...rows, ...pending];
+        onError(err);
+      }
+    }));
+
+  async function write(attempts: AttemptRecord[]): Promise<void> {
+    if (attempts.length === 0) return;
+    const firsts = attempts.filter((a) => a.job.attempt === 1 && a.status !== 'deferred');
+    await Promise.all([
+      analytics.insert({
+        table: 'webhook_deliveries',
+        format: 'JSONEachRow',
+        values: attempts.map((a) => ({
+          org_id: a.job.org_id,
+          webhook_id: a.job.target,
+          delivery_id: a.job.delivery_id,
+          event: a.job.event,
+          attempt: a.job.attempt,
+          status: a.status,
+          http_status: a.httpStatus,
+          latency_ms: a.latencyMs,
+          error: a.error,
+          response_body: a.responseBody,
+          url: a.url,
+          attempted_at: iso(a.attemptedAt),
+          next_attempt_at: a.nextAttemptAt === null ? null : iso(a.nextAttemptAt),
+        })),
+      }),
+      firsts.length === 0
+        ? undefined
+        : analytics.insert({
+            table: 'webhook_messages',
+            format: 'JSONEachRow',
+            values: firsts.map((a) => ({
+              org_id: a.job.org_id,
+              webhook_id: a.job.target,
+              delivery_id: a.job.delivery_id,
+              event: a.job.event,
+              timestamp: a.job.timestamp,
+              payload: JSON.stringify(a.job.payload),
+              created_at: iso(a.attemptedAt),
+            })),
+          }),
+    ]);
+  }
+
   return {
-    /** Writes the attempts of one batch in one insert, and the envelope of each first attempt. */
+    /**
+     * Queues the attempts of a batch; they are written within FLUSH_MS, many batches in one insert,
+     * so a delivery does not wait for ClickHouse. The log is a record, not the delivery state: a
+     * process killed before a write loses those rows (at most FLUSH_MS worth), never a delivery.
+     */
     async record(attempts: AttemptRecord[]): Promise<void> {
-      if (attempts.length === 0) return;
-      const firsts = attempts.filter((a) => a.job.attempt === 1 && a.status !== 'deferred');
-      await Promise.all([
-        analytics.insert({
-          table: 'webhook_deliveries',
-          format: 'JSONEachRow',
-          values: attempts.map((a) => ({
-            org_id: a.job.org_id,
-            webhook_id: a.job.target,
-            delivery_id: a.job.delivery_id,
-            event: a.job.event,
-            attempt: a.job.attempt,
-            status: a.status,
-            http_status: a.httpStatus,
-            latency_ms: a.latencyMs,
-            error: a.error,
-            response_body: a.responseBody,
-            url: a.url,
-            attempted_at: iso(a.attemptedAt),
-            next_attempt_at: a.nextAttemptAt === null ? null : iso(a.nextAttemptAt),
-          })),
-        }),
-        firsts.length === 0
-          ? undefined
-          : analytics.insert({
-              table: 'webhook_messages',
-              format: 'JSONEachRow',
-              values: firsts.map((a) => ({
-                org_id: a.job.org_id,
-                webhook_id: a.job.target,
-                delivery_id: a.job.delivery_id,
-                event: a.job.event,
-                timestamp: a.job.timestamp,
-                payload: JSON.stringify(a.job.payload),
-                created_at: iso(a.attemptedAt),
-              })),
-            }),
-      ]);
+      pending.push(...attempts);
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        void flush();
+      }, FLUSH_MS);
+      if (pending.length < MAX_PENDING) return;
+      await flush();
+      // ClickHouse is not taking rows: hold the batch (it is retried) rather than grow without bound.
+      if (pending.length >= MAX_PENDING) throw new Error('webhook delivery log cannot be written');
+    },
+
+    /** Writes every pending row (graceful stop). */
+    async close(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await flush();
     },
 
     /** Attempts to one target, newest first. */

@@ -139,6 +139,7 @@ export async function startDeliveryWorker(deps: WorkerDeps): Promise<Stoppable> 
     async stop() {
       await stage.stop();
       await poller.stop();
+      await deps.log.close();
       await deps.sender.close();
     },
   };
