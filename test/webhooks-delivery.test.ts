@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestProcess } from './support/process.js';
-import { webhooksService } from '../services/webhooks.js';
+import { upsertWebhook, webhooksService } from '../services/webhooks.js';
 import { startReceiver, type Receiver } from './fixtures/webhook-receiver.js';
 import { runStarted, webhooksClient } from './fixtures/webhooks-client.js';
 import { waitFor } from './fixtures/counters-http.js';
@@ -199,6 +199,22 @@ describe('the workflow.events topic', () => {
     expect(json(hit!.body).payload.document_id).toBe('d1');
     await waitFor(async () => dlq, (d) => d.some((x) => x.reason.includes('payload.name')));
     await sub.stop();
+  });
+});
+
+describe('the risk service\'s webhooks', () => {
+  it('registers programmatically and delivers risk.high published to workflow.events, signed', async () => {
+    const at = path('risk');
+    const created = await upsertWebhook(p.platform, 'org_a', { event: 'risk.high', url: rx.url(at), secret: 'risk-signing-secret' });
+    expect(created).toMatchObject({ event: 'risk.high', has_secret: true, enabled: true });
+    const updated = await upsertWebhook(p.platform, 'org_a', { auto_payload: { source: 'risk' } }, created!.id);
+    expect(updated?.auto_payload).toEqual({ source: 'risk' });
+    const payload = { request_id: 'q1', entity_id: 'e1', score: 0.93, outcome: 'block', reasons: ['velocity'], session_id: 's1' };
+    await p.platform.bus.send(WORKFLOW_EVENTS_TOPIC, [{ key: 'org_a', value: Buffer.from(JSON.stringify({ org_id: 'org_a', event: 'risk.high', payload })) }]);
+    const [hit] = await waitFor(async () => rx.hits(at), (h) => h.length === 1);
+    expect(json(hit!.body)).toMatchObject({ event: 'risk.high', payload: { ...payload, source: 'risk' } });
+    expect(hit!.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', 'risk-signing-secret').update(hit!.body).digest('hex')}`);
+    await expect(upsertWebhook(p.platform, 'org_a', { event: 'step.started', url: rx.url(at) })).rejects.toThrow(/catch-all/);
   });
 });
 
