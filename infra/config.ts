@@ -76,6 +76,8 @@ export const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
   WEBHOOK_CIRCUIT_OPEN_MS: positiveInt.default(300000),
   WEBHOOK_DISABLE_AFTER_MS: positiveInt.default(86_400_000),
+  /** Seals webhook signing secrets at rest; default: a key file under DATA_DIR (one process or one data directory). */
+  WEBHOOK_SECRETS_KEY: z.string().min(16).optional(),
 }).refine((c) => c.SCREENING_REVIEW_THRESHOLD <= c.SCREENING_BLOCK_THRESHOLD, {
   path: ['SCREENING_REVIEW_THRESHOLD'],
   message: 'must not exceed SCREENING_BLOCK_THRESHOLD',

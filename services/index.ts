@@ -4,6 +4,7 @@ import { rulesService } from './rules.js';
 import { screeningService } from './screening.js';
 import { analyticsService } from './analytics.js';
 import { riskService } from './risk.js';
+import { webhooksService } from './webhooks.js';
 
 /** Every service of the process, in mount order. A new service is a new module added here. */
 export const services: ServiceModule[] = [
@@ -12,4 +13,5 @@ export const services: ServiceModule[] = [
   screeningService,
   analyticsService({ counterColumns: counterColumnsOf }),
   riskService(),
+  webhooksService,
 ];

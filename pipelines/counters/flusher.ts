@@ -5,6 +5,7 @@ import type { CompiledConfig } from '../../domain/counters/compile.js';
 import { liveReads, liveValues } from '../../domain/counters/live-values.js';
 import type { CounterTable, FlushRow } from './counter-table.js';
 import type { ConfigStore } from './config-store.js';
+import { mapLimit } from '../../infra/map-limit.js';
 
 /**
  * Writes refreshed counter values to the counter table. Entities reach a flush through three
@@ -45,19 +46,6 @@ export function entityOfLease(lease: string): string {
 
 /** The flush tick an expiry instant is handled at. */
 export const expiryTick = (at: number, flushMs: number): number => Math.ceil(at / flushMs) * flushMs;
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 export function createFlusher(deps: { platform: Platform; configs: ConfigStore; table: CounterTable }) {
   const { windows, clock, log } = deps.platform;

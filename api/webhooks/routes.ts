@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { z } from 'zod';
+import type { Platform } from '../../infra/platform.js';
+import { emittedEventSchema, eventTypes } from '../../domain/webhooks/catalogue.js';
+import { isStandardSecret } from '../../domain/webhooks/signing.js';
+import {
+  deliveriesQuery,
+  deliveriesSchema,
+  errorBodySchema,
+  eventAccepted,
+  eventBody,
+  eventTypesSchema,
+  orgConfigBody,
+  orgConfigSchema,
+  registrationBody,
+  registrationPatch,
+  registrationSchema,
+  rotateSecretBody,
+} from '../../schemas/http/webhooks.js';
+import { presentRegistration, RegistrationConflict, type Registry } from '../../pipelines/webhooks/registry.js';
+import type { DeliveryLog } from '../../pipelines/webhooks/delivery-log.js';
+import type { FanOut } from '../../pipelines/webhooks/fan-out.js';
+import { CATCH_ALL, publishJobs } from '../../pipelines/webhooks/topics.js';
+import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
+import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { parseOr400 } from '../http/validate.js';
+import { serviceRouter } from '../http/service-router.js';
+import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+
+export interface WebhooksApiDeps {
+  platform: Platform;
+  keys: KeyRing;
+  registry: Registry;
+  deliveries: DeliveryLog;
+  fanOut: FanOut;
+  /** Extra routes (approvals) with their documentation. */
+  extra?: Route[];
+}
+
+export type Route = RouteDoc & { handle: (req: Request, res: Response) => Promise<void> | void; public?: boolean };
+
+export const OPENAPI_PATH = '/webhooks/openapi.json';
+/** The catch-all address's deliveries are read and redelivered under this id. */
+const CATCH_ALL_ID = 'catch-all';
+
+const idParams = z.object({ id: z.string() });
+const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() });
+export const errors = {
+  400: { description: 'Invalid request; message says what is wrong and where', schema: errorBodySchema },
+  401: { description: 'Missing or unknown x-api-key, or missing X-Org-Id', schema: errorBodySchema },
+  403: { description: 'The key may not act for this organization', schema: errorBodySchema },
+};
+const notFoundDoc = { 404: { description: 'No such registration in this organization', schema: errorBodySchema } };
+
+export const param = (req: Request, name: string): string => String(req.params[name]);
+export const orgOf = (req: Request): string => req.principal!.orgId;
+
+function routes(deps: WebhooksApiDeps): Route[] {
+  const { registry, platform } = deps;
+  const now = () => platform.clock.now();
+  const found = async (req: Request) => {
+    const r = await registry.get(orgOf(req), param(req, 'id'));
+    if (!r) throw notFound(`no webhook registration ${param(req, 'id')} in this organization`);
+    return r;
+  };
+  /** The target id of the log: a registration of the organization, or its catch-all address. */
+  const targetOf = async (req: Request) => (param(req, 'id') === CATCH_ALL_ID ? CATCH_ALL : (await found(req)).id);
+
+  return [
+    {
+      method: 'get',
+      path: '/webhooks/event-types',
+      summary: 'The event catalogue: every event, its kind (R registrable, C catch-all only), alias and payload JSON schema',
+      public: true,
+      authenticated: false,
+      responses: { 200: { description: 'Event types', schema: eventTypesSchema } },
+      handle: (_req, res) => void res.json({ data: eventTypes() }),
+    },
+    {
+      method: 'post',
+      path: '/webhooks',
+      summary: 'Register a target for one registrable event',
+      description: 'The secret is kept sealed and never returned (has_secret says whether there is one). filter is honored only for document events.',
+      body: { schema: registrationBody },
+      responses: { 201: { description: 'The registration', schema: registrationSchema }, ...errors },
+      handle: async (req, res) => {
+        const body = parseOr400(registrationBody, req.body, 'registration');
+        res.status(201).json(presentRegistration(await registry.create(orgOf(req), body), now()));
+      },
+    },
+    {
+      method: 'get',
+      path: '/webhooks/:id',
+      summary: 'Read a registration',
+      params: idParams,
+      responses: { 200: { description: 'The registration', schema: registrationSchema }, ...errors, ...notFoundDoc },
+      handle: async (req, res) => void res.json(presentRegistration(await found(req), now())),
+    },
+    {
+      method: 'patch',
+      path: '/webhooks/:id',
+      summary: 'Change a registration',
+      description: 'enabled true re-enables a target the service disabled after persistent failures.',
+      params: idParams,
+      body: { schema: registrationPatch },
+      responses: { 200: { description: 'The registration', schema: registrationSchema }, ...errors, ...notFoundDoc, 409: { description: 'The change leaves standard_webhooks without a secret', schema: errorBodySchema } },
+      handle: async (req, res) => {
+        const change = parseOr400(registrationPatch, req.body, 'registration change');
+        await found(req);
+        try {
+          const r = await registry.update(orgOf(req), param(req, 'id'), change);
+          if (!r) throw notFound(`no webhook registration ${param(req, 'id')} in this organization`);
+          res.json(presentRegistration(r, now()));
+        } catch (err) {
+          if (err instanceof RegistrationConflict) throw new HttpError(409, 'conflict', err.message);
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'delete',
+      path: '/webhooks/:id',
+      summary: 'Remove a registration; its pending deliveries are dropped (logged as skipped)',
+      params: idParams,
+      responses: { 204: { description: 'Removed' }, ...errors, ...notFoundDoc },
+      handle: async (req, res) => {
+        if (!(await registry.remove(orgOf(req), param(req, 'id')))) throw notFound(`no webhook registration ${param(req, 'id')} in this organization`);
+        res.status(204).end();
+      },
+    },
+    {
+      method: 'post',
+      path: '/webhooks/:id/rotate-secret',
+      summary: 'Rotate the signing secret with a grace period in which both secrets sign',
+      params: idParams,
+      body: { schema: rotateSecretBody },
+      responses: { 200: { description: 'The registration', schema: registrationSchema }, ...errors, ...notFoundDoc },
+      handle: async (req, res) => {
+        const body = parseOr400(rotateSecretBody, req.body, 'secret rotation');
+        const r = await found(req);
+        if (r.standard_webhooks && !isStandardSecret(body.secret)) throw badRequest('invalid secret rotation: secret: with standard_webhooks, must be whsec_ followed by base64 of at least 24 bytes');
+        const next = await registry.rotateSecret(orgOf(req), r.id, body.secret, body.grace_period_seconds * 1000);
+        res.json(presentRegistration(next!, now()));
+      },
+    },
+    {
+      method: 'get',
+      path: '/webhooks/:id/deliveries',
+      summary: 'Delivery attempts to a target, newest first (id catch-all: the catch-all address)',
+      params: idParams,
+      query: deliveriesQuery,
+      responses: { 200: { description: 'Attempts', schema: deliveriesSchema }, ...errors, ...notFoundDoc },
+      handle: async (req, res) => {
+        const q = parseOr400(deliveriesQuery, req.query, 'query');
+        const data = await deps.deliveries.list(orgOf(req), await targetOf(req), { limit: q.limit, ...(q.delivery_id ? { deliveryId: q.delivery_id } : {}), ...(q.status ? { status: q.status } : {}) });
+        res.json({ data });
+      },
+    },
+    {
+      method: 'post',
+      path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      summary: 'Send a logged delivery again, with the same delivery_id and envelope, even to a disabled target',
+      params: deliveryParams,
+      responses: { 202: { description: 'Queued', schema: z.object({ delivery_id: z.string() }) }, ...errors, 404: { description: 'No such registration or delivery', schema: errorBodySchema } },
+      handle: async (req, res) => {
+        const target = await targetOf(req);
+        const deliveryId = param(req, 'deliveryId');
+        const message = await deps.deliveries.message(orgOf(req), target, deliveryId);
+        if (!message) throw notFound(`no delivery ${deliveryId} to this target in the delivery log`);
+        await publishJobs(platform, [{ ...message, delivery_id: deliveryId, org_id: orgOf(req), target, attempt: 1, manual: true }]);
+        res.status(202).json({ delivery_id: deliveryId });
+      },
+    },
+    {
+      method: 'post',
+      path: '/events',
+      summary: 'Emit a workflow event; it is delivered to the matching registrations and the catch-all address',
+      description:
+        'Answers 202 once the deliveries are durably queued. An Idempotency-Key header makes a repeated request produce the same delivery ids, which receivers deduplicate on.',
+      body: { schema: eventBody },
+      responses: { 202: { description: 'The delivery ids, one per target', schema: eventAccepted }, ...errors },
+      handle: async (req, res) => {
+        const e = parseOr400(emittedEventSchema, parseOr400(eventBody, req.body, 'event'), 'event');
+        const key = req.get('idempotency-key');
+        const seed = key ? `http:${orgOf(req)}:${key}` : `http:${randomUUID()}`;
+        const [ids] = await deps.fanOut([{ ...e, orgId: orgOf(req), seed }]);
+        res.status(202).json({ delivery_ids: ids ?? [] });
+      },
+    },
+    {
+      method: 'post',
+      path: '/org-config',
+      summary: 'Set an organization setting; key webhook_url sets the catch-all address (null removes it)',
+      description: 'The catch-all address receives every event the runtime emits, unsigned.',
+      body: { schema: orgConfigBody },
+      responses: { 200: { description: 'The setting', schema: orgConfigSchema }, ...errors },
+      handle: async (req, res) => {
+        const body = parseOr400(orgConfigBody, req.body, 'organization setting');
+        await registry.setCatchAll(orgOf(req), body.value);
+        res.json(body);
+      },
+    },
+    ...(deps.extra ?? []),
+  ];
+}
+
+/** Routes of the workflow webhooks service and its OpenAPI document, served without credentials. */
+export function webhooksRouter(deps: WebhooksApiDeps): Router {
+  const list = routes(deps);
+  const document = buildOpenApiDocument(
+    {
+      title: 'Weir workflow webhooks',
+      version: '1.0.0',
+      description: 'Webhook registrations, event intake, the catch-all address, the delivery log and approvals (Document 3 part B).',
+      securityHeaders: ['x-org-id', 'x-api-key'],
+      tooLarge: errorBodySchema,
+      edgeRateLimit: true,
+    },
+    [...list, { method: 'get', path: OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } }],
+  );
+  const guard: RequestHandler[] = [authenticate(deps.keys), requireOrg({ header: 'x-org-id' })];
+  return serviceRouter({ style: 'standard', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: ['/webhooks', '/events', '/org-config', '/approvals', '/sdk'] }, (r) => {
+    r.get(OPENAPI_PATH, (_req, res) => void res.json(document));
+    for (const route of list) {
+      const handlers: RequestHandler[] = route.public || route.authenticated === false ? [] : guard;
+      r[route.method](route.path, ...handlers, async (req, res) => route.handle(req, res));
+    }
+  });
+}

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import type { Analytics, Migration } from '../../infra/analytics/types.js';
+import type { Clock } from '../../infra/clock.js';
+import type { EventName } from '../../domain/webhooks/catalogue.js';
+import type { RegistrationFilter } from '../../domain/webhooks/filter.js';
+import type { SigningSecrets } from '../../domain/webhooks/signing.js';
+import type { SecretBox } from './secret-box.js';
+
+/**
+ * Webhook registrations and each organization's catch-all address, in ClickHouse (one row per
+ * version, ReplacingMergeTree keeps the newest) with a per-organization cache in process: the
+ * delivery workers read a target at every attempt, and a change made by another process is seen
+ * within CACHE_MS. Changes made in this process are seen at once.
+ */
+
+const CACHE_MS = 1_000;
+
+export const registryMigration: Migration = {
+  id: 'webhooks-001-registry',
+  statements: [
+    `CREATE TABLE IF NOT EXISTS webhook_registrations (
+      org_id String,
+      id String,
+      record String,
+      deleted UInt8,
+      version UInt64,
+      updated_at DateTime64(3, 'UTC')
+    ) ENGINE = ReplacingMergeTree(version) ORDER BY (org_id, id)`,
+    `CREATE TABLE IF NOT EXISTS webhook_org_config (
+      org_id String,
+      key String,
+      value Nullable(String),
+      version UInt64,
+      updated_at DateTime64(3, 'UTC')
+    ) ENGINE = ReplacingMergeTree(version) ORDER BY (org_id, key)`,
+  ],
+};
+
+/** A registration as stored; secrets sealed (secret-box.ts). */
+export interface Registration {
+  id: string;
+  org_id: string;
+  event: EventName;
+  url: string;
+  filter: RegistrationFilter | null;
+  auto_payload: Record<string, unknown> | null;
+  enabled: boolean;
+  standard_webhooks: boolean;
+  created_at: string;
+  updated_at: string;
+  disabled_reason: string | null;
+  secret: string | null;
+  previous_secret: string | null;
+  /** Until when (ms) the previous secret signs too. */
+  previous_until: number | null;
+}
+
+export interface RegistrationInput {
+  event: EventName;
+  url: string;
+  secret?: string;
+  filter?: RegistrationFilter;
+  auto_payload?: Record<string, unknown>;
+  standard_webhooks?: boolean;
+}
+
+export interface RegistrationChange {
+  event?: EventName;
+  url?: string;
+  secret?: string | null;
+  filter?: RegistrationFilter | null;
+  auto_payload?: Record<string, unknown> | null;
+  standard_webhooks?: boolean;
+  enabled?: boolean;
+}
+
+/** What a registration answers (CONTRACTS.md 7): never a secret, only whether there is one. */
+export function presentRegistration(r: Registration, now: number) {
+  const rotating = r.previous_secret !== null && r.previous_until !== null && r.previous_until > now;
+  return {
+    id: r.id,
+    event: r.event,
+    url: r.url,
+    filter: r.filter,
+    auto_payload: r.auto_payload,
+    enabled: r.enabled,
+    created_at: r.created_at,
+    has_secret: r.secret !== null,
+    standard_webhooks: r.standard_webhooks,
+    secret_rotation_ends_at: rotating ? new Date(r.previous_until!).toISOString() : null,
+    disabled_reason: r.disabled_reason,
+    updated_at: r.updated_at,
+  };
+}
+
+interface OrgEntry {
+  at: number;
+  registrations: Map<string, Registration>;
+  catchAll: string | null;
+}
+
+export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: SecretBox }) {
+  const { analytics, clock, box } = deps;
+  const cache = new Map<string, OrgEntry>();
+  const loading = new Map<string, Promise<OrgEntry>>();
+  let version = 0;
+  const nextVersion = () => (version = Math.max(version + 1, clock.now() * 1000));
+
+  async function load(orgId: string): Promise<OrgEntry> {
+    const [regs, config] = await Promise.all([
+      analytics.query({
+        query: 'SELECT record FROM webhook_registrations FINAL WHERE org_id = {org:String} AND deleted = 0',
+        query_params: { org: orgId },
+        format: 'JSONEachRow',
+      }),
+      analytics.query({
+        query: "SELECT value FROM webhook_org_config FINAL WHERE org_id = {org:String} AND key = 'webhook_url'",
+        query_params: { org: orgId },
+        format: 'JSONEachRow',
+      }),
+    ]);
+    const rows = (await regs.json()) as { record: string }[];
+    const registrations = new Map(rows.map((r) => JSON.parse(r.record) as Registration).map((r) => [r.id, r]));
+    const [url] = (await config.json()) as { value: string | null }[];
+    return { at: clock.now(), registrations, catchAll: url?.value ?? null };
+  }
+
+  async function entry(orgId: string): Promise<OrgEntry> {
+    const hit = cache.get(orgId);
+    if (hit && clock.now() - hit.at < CACHE_MS) return hit;
+    // One query per organization at a time, however many deliveries ask.
+    let pending = loading.get(orgId);
+    if (!pending) {
+      pending = load(orgId).finally(() => loading.delete(orgId));
+      loading.set(orgId, pending);
+    }
+    const fresh = await pending;
+    // A write of this process while the query ran is newer than what the query saw.
+    const current = cache.get(orgId);
+    if (current && current.at > fresh.at) return current;
+    cache.set(orgId, fresh);
+    return fresh;
+  }
+
+  async function write(r: Registration, deleted = false): Promise<void> {
+    const now = clock.now();
+    await analytics.insert({
+      table: 'webhook_registrations',
+      format: 'JSONEachRow',
+      values: [{ org_id: r.org_id, id: r.id, record: JSON.stringify(r), deleted: deleted ? 1 : 0, version: nextVersion(), updated_at: new Date(now).toISOString() }],
+    });
+    const e = await entry(r.org_id);
+    const registrations = new Map(e.registrations);
+    if (deleted) registrations.delete(r.id);
+    else registrations.set(r.id, r);
+    cache.set(r.org_id, { ...e, registrations, at: Math.max(e.at, now) });
+  }
+
+  return {
+    async create(orgId: string, input: RegistrationInput): Promise<Registration> {
+      const now = new Date(clock.now()).toISOString();
+      const r: Registration = {
+        id: `wh_${randomBytes(12).toString('hex')}`,
+        org_id: orgId,
+        event: input.event,
+        url: input.url,
+        filter: input.filter ?? null,
+        auto_payload: input.auto_payload ?? null,
+        enabled: true,
+        standard_webhooks: input.standard_webhooks ?? false,
+        created_at: now,
+        updated_at: now,
+        disabled_reason: null,
+        secret: input.secret ? box.seal(input.secret) : null,
+        previous_secret: null,
+        previous_until: null,
+      };
+      await write(r);
+      return r;
+    },
+
+    async get(orgId: string, id: string): Promise<Registration | undefined> {
+      return (await entry(orgId)).registrations.get(id);
+    },
+
+    /**
+     * Registrations of an organization for one event, disabled ones too: their deliveries are
+     * logged as skipped, so the owner sees what was missed and can redeliver it.
+     */
+    async forEvent(orgId: string, event: EventName): Promise<Registration[]> {
+      return [...(await entry(orgId)).registrations.values()].filter((r) => r.event === event);
+    },
+
+    async update(orgId: string, id: string, change: RegistrationChange): Promise<Registration | undefined> {
+      const r = (await entry(orgId)).registrations.get(id);
+      if (!r) return undefined;
+      const { secret, enabled, ...plain } = change;
+      const next: Registration = { ...r, ...plain, updated_at: new Date(clock.now()).toISOString() };
+      if (secret !== undefined) Object.assign(next, { secret: secret === null ? null : box.seal(secret), previous_secret: null, previous_until: null });
+      if (enabled !== undefined) Object.assign(next, { enabled, disabled_reason: null });
+      if (next.standard_webhooks && next.secret === null) throw new RegistrationConflict('standard_webhooks needs a secret');
+      await write(next);
+      return next;
+    },
+
+    /** A new secret signs from now on; the old one signs too until the grace period ends. */
+    async rotateSecret(orgId: string, id: string, secret: string, graceMs: number): Promise<Registration | undefined> {
+      const r = (await entry(orgId)).registrations.get(id);
+      if (!r) return undefined;
+      const now = clock.now();
+      const next: Registration = {
+        ...r,
+        secret: box.seal(secret),
+        previous_secret: r.secret && graceMs > 0 ? r.secret : null,
+        previous_until: r.secret && graceMs > 0 ? now + graceMs : null,
+        updated_at: new Date(now).toISOString(),
+      };
+      await write(next);
+      return next;
+    },
+
+    /** The service's own switch (CONTRACTS.md 7): disabled after persistent failures, enabled by a success. */
+    async setHealth(orgId: string, id: string, enabled: boolean, reason: string | null): Promise<void> {
+      const r = (await entry(orgId)).registrations.get(id);
+      if (!r || r.enabled === enabled) return;
+      await write({ ...r, enabled, disabled_reason: reason, updated_at: new Date(clock.now()).toISOString() });
+    },
+
+    async remove(orgId: string, id: string): Promise<boolean> {
+      const r = (await entry(orgId)).registrations.get(id);
+      if (!r) return false;
+      await write(r, true);
+      return true;
+    },
+
+    /** The secrets that sign a registration's deliveries now. */
+    secrets(r: Registration): SigningSecrets | null {
+      if (!r.secret) return null;
+      const previous = r.previous_secret && r.previous_until !== null && r.previous_until > clock.now() ? box.open(r.previous_secret) : undefined;
+      return { current: box.open(r.secret), ...(previous ? { previous } : {}) };
+    },
+
+    async catchAll(orgId: string): Promise<string | null> {
+      return (await entry(orgId)).catchAll;
+    },
+
+    async setCatchAll(orgId: string, url: string | null): Promise<void> {
+      const now = clock.now();
+      await analytics.insert({
+        table: 'webhook_org_config',
+        format: 'JSONEachRow',
+        values: [{ org_id: orgId, key: 'webhook_url', value: url, version: nextVersion(), updated_at: new Date(now).toISOString() }],
+      });
+      const e = await entry(orgId);
+      cache.set(orgId, { ...e, catchAll: url, at: Math.max(e.at, now) });
+    },
+  };
+}
+
+export class RegistrationConflict extends Error {}
+
+export type Registry = ReturnType<typeof createRegistry>;

@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { REGISTRABLE_EVENTS, canonicalEvent, CATALOGUE } from '../../domain/webhooks/catalogue.js';
+import { isStandardSecret } from '../../domain/webhooks/signing.js';
+
+/**
+ * Wire schemas of the workflow webhooks service (Document 3 part B, CONTRACTS.md 7): the single
+ * source of request validation and of the OpenAPI document.
+ */
+
+export const MAX_GRACE_SECONDS = 7 * 86_400;
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' })
+  .max(2048)
+  .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials');
+
+const registrableEvent = z
+  .string()
+  .transform((name, ctx) => {
+    const event = canonicalEvent(name);
+    if (event && CATALOGUE[event].kind === 'R') return event;
+    ctx.addIssue({
+      code: 'custom',
+      message: event
+        ? `${name} is delivered only to the catch-all address (POST /org-config webhook_url)`
+        : `${name} is not an event; registrable events: ${REGISTRABLE_EVENTS.join(', ')}`,
+    });
+    return z.NEVER;
+  })
+  .meta({ description: 'A registrable event name or alias (workflow.started etc.); stored under its catalogue name', example: 'workflow_run_completed' });
+
+const secret = z.string().min(16, 'must be at least 16 characters').max(256).meta({ description: 'Signing secret; never returned. With standard_webhooks it must be whsec_ followed by base64 of at least 24 bytes' });
+
+export const filterSchema = z
+  .strictObject({
+    tags: z.array(z.string().min(1).max(128)).max(50).optional().meta({ description: 'Matches when the payload shares at least one tag' }),
+    content_type: z.string().min(1).max(255).optional().meta({ description: "Matches the payload's content_type exactly" }),
+  })
+  .meta({ id: 'WebhookFilter', description: 'Honored only for document events' });
+
+const autoPayload = z.record(z.string(), z.unknown()).meta({ description: "Merged into every payload sent to the target; the event's own fields win" });
+
+const standardWebhooks = z.boolean().meta({ description: 'Also sign with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature)' });
+
+const needsStandardSecret = (b: { standard_webhooks?: boolean; secret?: string | null }, ctx: z.RefinementCtx) => {
+  if (b.standard_webhooks && b.secret && !isStandardSecret(b.secret)) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'with standard_webhooks, must be whsec_ followed by base64 of at least 24 bytes' });
+};
+
+export const registrationBody = z
+  .strictObject({
+    event: registrableEvent,
+    url: httpUrl,
+    secret: secret.optional(),
+    filter: filterSchema.optional(),
+    auto_payload: autoPayload.optional(),
+    standard_webhooks: standardWebhooks.optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.standard_webhooks && !b.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'is required with standard_webhooks' });
+    needsStandardSecret(b, ctx);
+  })
+  .meta({ id: 'WebhookRegistrationRequest' });
+export type RegistrationBody = z.output<typeof registrationBody>;
+
+export const registrationPatch = z
+  .strictObject({
+    event: registrableEvent.optional(),
+    url: httpUrl.optional(),
+    secret: secret.nullable().optional().meta({ description: 'A new secret replaces the old at once (use rotate-secret for a grace period); null removes it' }),
+    filter: filterSchema.nullable().optional(),
+    auto_payload: autoPayload.nullable().optional(),
+    standard_webhooks: standardWebhooks.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .superRefine(needsStandardSecret)
+  .meta({ id: 'WebhookRegistrationPatch' });
+export type RegistrationPatch = z.output<typeof registrationPatch>;
+
+export const rotateSecretBody = z
+  .strictObject({
+    secret,
+    grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).default(86_400).meta({ description: 'How long the previous secret still signs alongside the new one' }),
+  })
+  .meta({ id: 'WebhookSecretRotation' });
+
+export const registrationSchema = z
+  .object({
+    id: z.string(),
+    event: z.string(),
+    url: z.string(),
+    filter: filterSchema.nullable(),
+    auto_payload: autoPayload.nullable(),
+    enabled: z.boolean(),
+    created_at: z.string(),
+    has_secret: z.boolean(),
+    standard_webhooks: z.boolean(),
+    secret_rotation_ends_at: z.string().nullable().meta({ description: 'While set, the previous secret still signs too' }),
+    disabled_reason: z.string().nullable().meta({ description: 'Why the service disabled the target, when it did' }),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'WebhookRegistration' });
+
+export const eventBody = z
+  .strictObject({
+    event: z.string().min(1).max(128),
+    payload: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'WorkflowEvent' });
+
+export const eventAccepted = z.object({ delivery_ids: z.array(z.string()) }).meta({ id: 'WorkflowEventAccepted' });
+
+export const orgConfigBody = z
+  .strictObject({
+    key: z.literal('webhook_url', { error: 'must be webhook_url, the only organization setting of this service' }),
+    value: httpUrl.nullable().meta({ description: 'The catch-all address; null removes it' }),
+  })
+  .meta({ id: 'OrgConfigRequest' });
+
+export const orgConfigSchema = z.object({ key: z.literal('webhook_url'), value: z.string().nullable() }).meta({ id: 'OrgConfig' });
+
+export const deliveryAttemptSchema = z
+  .object({
+    delivery_id: z.string(),
+    event: z.string(),
+    attempt: z.number().int(),
+    status: z.enum(['succeeded', 'failed', 'retrying', 'deferred', 'skipped']).meta({
+      description: 'succeeded: 2xx; retrying: failed, next attempt at next_attempt_at; failed: final; deferred: the circuit was open, not attempted; skipped: target disabled or gone',
+    }),
+    http_status: z.number().int().nullable(),
+    latency_ms: z.number().int(),
+    error: z.string().nullable(),
+    response_body: z.string().nullable().meta({ description: 'At most the first 4 KiB' }),
+    url: z.string(),
+    attempted_at: z.string(),
+    next_attempt_at: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+
+export const deliveriesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  delivery_id: z.string().optional(),
+  status: deliveryAttemptSchema.shape.status.optional(),
+});
+
+export const deliveriesSchema = z.object({ data: z.array(deliveryAttemptSchema) }).meta({ id: 'WebhookDeliveries' });
+
+export const eventTypesSchema = z
+  .object({
+    data: z.array(
+      z.object({
+        name: z.string(),
+        kind: z.enum(['R', 'C']),
+        registrable: z.boolean(),
+        alias: z.string().nullable(),
+        description: z.string(),
+        schema: z.record(z.string(), z.unknown()).meta({ description: 'JSON Schema of the payload' }),
+      }),
+    ),
+  })
+  .meta({ id: 'WebhookEventTypes' });
+
+export const approvalSchema = z
+  .object({
+    run_id: z.string(),
+    step_id: z.string(),
+    approval_id: z.string().meta({ description: 'The task id of POST /sdk/tasks/{taskId}/decide' }),
+    approver_role: z.string().nullable(),
+    expires_at: z.string().nullable(),
+    status: z.enum(['pending', 'approved', 'rejected']),
+  })
+  .meta({ id: 'PendingApproval' });
+
+export const decideBody = z
+  .strictObject({
+    approved: z.boolean(),
+    comment: z.string().max(4000).optional(),
+  })
+  .meta({ id: 'ApprovalDecision' });
+
+export const decisionSchema = z
+  .object({ run_id: z.string(), step_id: z.string(), approval_id: z.string(), approved: z.boolean(), comment: z.string().nullable(), decided_at: z.string() })
+  .meta({ id: 'ApprovalDecided' });
+
+export const errorBodySchema = z
+  .object({ status: z.literal('error'), error: z.string(), message: z.string(), request_id: z.string() })
+  .meta({ id: 'WebhooksError' });
+
+const email = z.email().max(320);
+
+export const sdkUserBody = z
+  .strictObject({
+    email,
+    permissions: z.strictObject({ approver_roles: z.array(z.string().min(1).max(128)).max(100) }),
+  })
+  .meta({ id: 'SdkUserRequest' });
+
+export const sdkUserSchema = z
+  .object({ id: z.string(), email: z.string(), permissions: z.object({ approver_roles: z.array(z.string()) }) })
+  .meta({ id: 'SdkUser' });
+
+export const signInStartBody = z.strictObject({ org_id: z.string().min(1), email }).meta({ id: 'SdkSignInStart' });
+export const signInStarted = z
+  .object({ sent: z.literal(true), dev_code: z.string().optional().meta({ description: 'Only when the server runs with OTP_DEV_ECHO=true, and only for a known user' }) })
+  .meta({ id: 'SdkSignInStarted' });
+
+export const signInVerifyBody = z.strictObject({ org_id: z.string().min(1), email, code: z.string().regex(/^\d{6}$/, 'must be the 6-digit code') }).meta({ id: 'SdkSignInVerify' });
+export const sdkSessionSchema = z
+  .object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), user: sdkUserSchema })
+  .meta({ id: 'SdkSession' });
