@@ -1,5 +1,6 @@
 import anyAscii from 'any-ascii';
 import unhomoglyph from 'unhomoglyph';
+import { LEGAL_FORM_PHRASES, LEGAL_FORM_WORDS } from './legal-forms.js';
 
 /**
  * Name normalisation, applied identically at index time and query time (watchman's prepare
@@ -14,14 +15,30 @@ const HONORIFICS = new Set([
   'capt', 'captain', 'maj', 'major', 'lt', 'lieutenant', 'brig', 'brigadier', 'adm', 'admiral', 'sgt', 'engr', 'eng',
 ]);
 
-/** Legal-form words: `Acme Trading LLC` and `Acme Trading Co Ltd` are the same name. */
-const COMPANY_SUFFIXES = new Set([
-  'ltd', 'limited', 'llc', 'llp', 'lp', 'inc', 'incorporated', 'co', 'corp', 'corporation', 'company', 'plc', 'jsc',
-  'ojsc', 'pjsc', 'cjsc', 'ao', 'oao', 'zao', 'pao', 'ooo', 'gmbh', 'ag', 'kg', 'sa', 'sas', 'sarl', 'srl', 'spa', 'bv',
-  'nv', 'ab', 'oy', 'kk', 'pte', 'pty', 'bhd', 'sdn', 'fze', 'fzco', 'fzc', 'fz', 'dmcc', 'sal', 'tic', 'as', 'aps',
-  // Words of legal-form phrases: limited liability company, joint-stock company, and their Russian spellings.
-  'liability', 'joint', 'stock', 'obshchestvo', 'ogranichennoi', 'ogranichennoy', 'otvetstvennostyu', 'aktsionernoe',
-]);
+/** Legal-form words (`legal-forms.ts`): `Acme Trading LLC` and `Acme Trading Co Ltd` are the same name. */
+const COMPANY_SUFFIXES = new Set(LEGAL_FORM_WORDS);
+const FORM_PHRASES = new Set(LEGAL_FORM_PHRASES);
+const LONGEST_PHRASE = Math.max(...LEGAL_FORM_PHRASES.map((p) => p.split(' ').length));
+
+/**
+ * Folded words without a legal form written in separate letters at the end (`s a de c v`; at the
+ * start only of three letters or more: two are initials, `S A Rahman`), nor a letter inside a spelled-out form
+ * (`obshchestvo s ogranichennoi otvetstvennostyu`).
+ */
+function withoutFormPhrases(words: readonly string[]): readonly string[] {
+  let from = 0;
+  let to = words.length;
+  for (let n = Math.min(LONGEST_PHRASE, to - 1); n >= 2 && to - from > 1; n--) {
+    if (FORM_PHRASES.has(words.slice(to - n, to).join(' '))) {
+      to -= n;
+      n = Math.min(LONGEST_PHRASE, to - from - 1) + 1;
+    } else if (n >= 3 && FORM_PHRASES.has(words.slice(from, from + n).join(' '))) {
+      from += n; // three letters or more at the start are a form too: `O.O.O. Romashka`
+      n = Math.min(LONGEST_PHRASE, to - from - 1) + 1;
+    }
+  }
+  return words.slice(from, to).filter((w, i, all) => w.length > 1 || !(COMPANY_SUFFIXES.has(all[i - 1] ?? '') && COMPANY_SUFFIXES.has(all[i + 1] ?? '')));
+}
 
 /** Legal-form words of five letters or more are recognised through one slip of the keyboard (`COPMANY`, `JOIT`). */
 const LONG_SUFFIXES = [...COMPANY_SUFFIXES].filter((w) => w.length >= 5);
@@ -186,7 +203,8 @@ function identityToken(t: string): string | null {
 }
 
 /** The identity-bearing tokens of folded words, in canonical spelling; never empty when a word has letters or digits. */
-function identityTokens(words: readonly string[]): string[] {
+function identityTokens(all: readonly string[]): string[] {
+  const words = all.length > 2 ? withoutFormPhrases(all) : all;
   const kept: string[] = [];
   for (const t of words) {
     const c = identityToken(t);

@@ -1,5 +1,5 @@
 import { doubleMetaphone } from 'double-metaphone';
-import { skeleton } from './normalize.js';
+import { skeleton, withinOneEdit } from './normalize.js';
 
 /**
  * Jaro-Winkler similarity in [0, 1]. Hand-written because it is the innermost loop of every screen:
@@ -57,6 +57,9 @@ export function phoneticKeys(token: string): string[] {
 
 const VOWEL = /[aeiou]/;
 
+/** What one edit costs a token, spread over its letters. */
+const EDIT_COST = 0.6;
+
 /** Below this, two tokens are different names: a looser floor lets unrelated short names pair up. */
 export const TOKEN_FLOOR = 0.85;
 
@@ -79,5 +82,11 @@ export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], 
   // Sounding alike lifts spelling variants (`husayn`, `hussein`); short tokens sound alike too easily.
   if (s < 0.86 && s >= 0.8 && q[0] === c[0] && q.length >= 4 && c.length >= 4 && qKeys.some((k) => k.length >= 2 && cKeys.includes(k))) s = 0.86;
   if (s < 0.88 && q.length >= 3 && !VOWEL.test(q) && skeleton(q) === skeleton(c)) s = 0.88;
+  // One slip of the keyboard (a letter changed, dropped, added, or two swapped, the first too) is
+  // worth what it leaves of the word: 0.85 in a 4-letter name, 0.95 in a 12-letter one.
+  if (Math.min(q.length, c.length) >= 3 && Math.max(q.length, c.length) >= 4) {
+    const byLength = 1 - EDIT_COST / Math.max(q.length, c.length);
+    if (s < byLength && withinOneEdit(q, c)) s = byLength;
+  }
   return s >= TOKEN_FLOOR ? s : 0;
 }
