@@ -203,6 +203,11 @@ export class NameIndex {
   }
 
   private searchOne(query: PreparedName, opts: SearchOptions): Hit[] {
+    return this.score(query, this.retrieve(query, opts), opts);
+  }
+
+  /** Candidate generation: the names worth aligning in full, best-voted first (at most `candidates`). */
+  retrieve(query: PreparedName, opts: SearchOptions = {}): number[] {
     const limit = opts.candidates ?? 40;
     const minScore = opts.minScore ?? 0;
     const touched: number[] = [];
@@ -242,9 +247,14 @@ export class NameIndex {
       this.est[id] = this.acc[id]! * (1 + this.acc[id]! / this.totals[id]!);
       pool.push(id);
     }
-    const order = pool.length > limit ? pool.sort((a, b) => this.est[b]! - this.est[a]!).slice(0, limit) : pool;
+    return pool.length > limit ? pool.sort((a, b) => this.est[b]! - this.est[a]!).slice(0, limit) : pool;
+  }
+
+  /** Scoring: each retrieved name aligned in full, the best name per ref kept, best first. */
+  score(query: PreparedName, names: readonly number[], opts: SearchOptions = {}): Hit[] {
+    const minScore = opts.minScore ?? 0;
     const best = new Map<number, Hit>();
-    for (const nameId of order) {
+    for (const nameId of names) {
       const alignment = align(query, this.names[nameId]!);
       if (alignment.score < minScore) continue;
       const ref = this.refs[nameId]!;
