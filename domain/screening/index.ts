@@ -1,4 +1,4 @@
-import { nameTokens, rejoinedTokens, skeleton } from './normalize.js';
+import { nameTokens, nearStopToken, rejoinedTokens, skeleton } from './normalize.js';
 import { phoneticKeys, tokenSimilarity } from './similarity.js';
 import { align, type Alignment, type PreparedName } from './align.js';
 
@@ -160,12 +160,16 @@ export class NameIndex {
 
   private weigh(tokens: string[]): PreparedName {
     const keys = tokens.map(phoneticKeys);
-    // A word the lists never use weighs like its nearest listed spelling (a typo of a common word
-    // stays common); with no near spelling at all it weighs like the rarest word, except a number,
-    // which in a name the lists never spell says nothing of who it is.
+    // A word the lists never use weighs like the commonest word when it is a slip of a legal form
+    // or title (`JOSC`, `GPBH`) or a number, which in a name the lists never spell says nothing of
+    // who it is; otherwise like its nearest listed spelling (a typo of a common word stays
+    // common), and with no near spelling at all like the rarest word.
     const weights = tokens.map((t, i) => {
-      const id = this.vocab.get(t) ?? this.expand(t, keys[i]!)[0]?.[0];
-      return id !== undefined ? this.idf[id]! : /^\d+$/.test(t) ? this.minIdf : this.maxIdf;
+      const exact = this.vocab.get(t);
+      if (exact !== undefined) return this.idf[exact]!;
+      if (/^\d+$/.test(t) || nearStopToken(t)) return this.minIdf;
+      const near = this.expand(t, keys[i]!)[0]?.[0];
+      return near !== undefined ? this.idf[near]! : this.maxIdf;
     });
     return { tokens, keys, weights };
   }

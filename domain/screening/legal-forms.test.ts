@@ -34,4 +34,12 @@ describe('legal forms are weak tokens, in both directions', () => {
     expect(hit?.ref).toBe(0);
     expect(hit?.alignment.score).toBe(1);
   });
+
+  it('weighs a slip of a legal form like the commonest word', async () => {
+    const common = Array.from({ length: 40 }, (_, i) => ({ text: `${String.fromCharCode(65 + (i % 26))}${i} Trading`, ref: 10 + i }));
+    const index = await NameIndex.build([{ text: 'VOLGA SHIPPING JSC', ref: 0 }, { text: 'Kama Shipping', ref: 1 }, ...common]);
+    const score = (q: string) => index.search(index.prepare(q)).find((h) => h.ref === 0)?.alignment.score ?? 0;
+    expect(score('Volga Shipping JOSC')).toBeGreaterThan(0.85);
+    expect(score('Volga Shipping JOSC')).toBeGreaterThan(score('Volga Shipping Qwzx') + 0.2); // an unknown word weighs like the rarest
+  });
 });

@@ -183,6 +183,12 @@ export function canonical(token: string): string {
 }
 
 const CANONICAL_STOP = new Set([...HONORIFICS, ...COMPANY_SUFFIXES, ...PARTICLES].map(canonical));
+const CANONICAL_STOP_3 = [...CANONICAL_STOP].filter((w) => w.length >= 3);
+
+/** True for a canonical token one slip away from an honorific, legal form or particle (`JOSC`, `GPBH`, `AHJI`). */
+export function nearStopToken(t: string): boolean {
+  return t.length >= 3 && CANONICAL_STOP_3.some((w) => Math.abs(w.length - t.length) <= 1 && withinOneEdit(t, w));
+}
 
 /**
  * Canonical spelling of a folded token, or null for a token without identity. Memoised: a load
