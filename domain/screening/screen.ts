@@ -94,15 +94,18 @@ function toDirect(s: Snapshot, hit: Hit, q: ScreenQuery): DirectMatch {
 const LIST_RANK = { sanctions: 0, export_control: 1, pep: 2 } as const;
 
 /**
- * One match per party, best first: the party's best-scoring record speaks for it (a sanctions
- * record before others at the same score), and its listings name every record of the party.
+ * One match per party, best first: the party's best-scoring record speaks for it (at the same
+ * score a sanctions record before others, then the list loaded first: OFAC, UN, UK...), and its
+ * listings name every record of the party.
  */
 function byParty(s: Snapshot, candidates: DirectMatch[]): DirectMatch[] {
   const best = new Map<number, DirectMatch>();
+  const before = (a: DirectMatch, b: DirectMatch) =>
+    a.score !== b.score ? a.score > b.score : LIST_RANK[a.entity.listType] !== LIST_RANK[b.entity.listType] ? LIST_RANK[a.entity.listType] < LIST_RANK[b.entity.listType] : s.byId.get(a.entity.id)! < s.byId.get(b.entity.id)!;
   for (const c of candidates) {
     const party = s.parties.of[s.byId.get(c.entity.id)!]!;
     const prev = best.get(party);
-    if (!prev || c.score > prev.score || (c.score === prev.score && LIST_RANK[c.entity.listType] < LIST_RANK[prev.entity.listType])) best.set(party, c);
+    if (!prev || before(c, prev)) best.set(party, c);
   }
   const out = [...best.values()];
   for (const m of out) {
