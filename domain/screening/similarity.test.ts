@@ -53,4 +53,10 @@ describe('one slip of the keyboard, scored by length', () => {
     expect(long).toBeGreaterThan(short);
     expect(tokenSimilarity('kim', 'kin', [], [])).toBe(0); // three letters: another name
   });
+
+  it('lets a long word bear two edits, which canonical spelling can make of one slip', () => {
+    // `Ebrahximi`: the x of a slip is spelled ks.
+    expect(tokenSimilarity('ebrahksimi', 'ebrahimi', [], [])).toBeGreaterThanOrEqual(TOKEN_FLOOR);
+    expect(tokenSimilarity('petrov', 'pitrof', [], [])).toBe(0); // six letters: two edits make another name
+  });
 });
