@@ -8,11 +8,16 @@ const CACHE_MS = 5_000;
 
 /**
  * Per-organization relationship screening settings in ClickHouse (`aml_config`, one row per
- * version, ReplacingMergeTree keeps the newest). Reads are cached briefly: a screen must not pay
- * a query for settings that change rarely.
+ * version, ReplacingMergeTree keeps the newest). A screen never waits for a settings query once an
+ * organization's settings are known: after CACHE_MS the known settings still answer while one
+ * query refreshes them in the background (a query in the request path every 5 s, one per waiting
+ * request, was a cause of the screening tail latency). Only an organization's first read waits,
+ * and concurrent first reads share one query.
  */
 export class OrgConfigStore {
   private readonly cache = new Map<string, { at: number; settings: RelationshipSettings }>();
+  /** The settings query in flight per organization (at most one). */
+  private readonly reading = new Map<string, { done: Promise<RelationshipSettings> }>();
   private version = 0;
 
   constructor(
@@ -23,15 +28,30 @@ export class OrgConfigStore {
   async get(orgId: string): Promise<RelationshipSettings> {
     const hit = this.cache.get(orgId);
     if (hit && this.clock.now() - hit.at < CACHE_MS) return hit.settings;
-    const rs = await this.analytics.query({
-      query: 'SELECT settings FROM aml_config FINAL WHERE org_id = {org:String} LIMIT 1',
-      query_params: { org: orgId },
-      format: 'JSONEachRow',
+    const read = this.reading.get(orgId)?.done ?? this.read(orgId);
+    if (!hit) return read;
+    read.catch(() => {}); // a failed refresh keeps the known settings and is tried again on the next screen
+    return hit.settings;
+  }
+
+  private read(orgId: string): Promise<RelationshipSettings> {
+    const mine = { done: Promise.resolve(DEFAULT_RELATIONSHIP_SETTINGS) };
+    mine.done = (async () => {
+      const rs = await this.analytics.query({
+        query: 'SELECT settings FROM aml_config FINAL WHERE org_id = {org:String} LIMIT 1',
+        query_params: { org: orgId },
+        format: 'JSONEachRow',
+      });
+      const rows = (await rs.json()) as { settings: string }[];
+      const settings = rows[0] ? parseStored(rows[0].settings) : DEFAULT_RELATIONSHIP_SETTINGS;
+      // A PUT of this process while the query ran is newer than what the query read.
+      if (this.reading.get(orgId) === mine) this.cache.set(orgId, { at: this.clock.now(), settings });
+      return this.cache.get(orgId)?.settings ?? settings;
+    })().finally(() => {
+      if (this.reading.get(orgId) === mine) this.reading.delete(orgId);
     });
-    const rows = (await rs.json()) as { settings: string }[];
-    const settings = rows[0] ? parseStored(rows[0].settings) : DEFAULT_RELATIONSHIP_SETTINGS;
-    this.cache.set(orgId, { at: this.clock.now(), settings });
-    return settings;
+    this.reading.set(orgId, mine);
+    return mine.done;
   }
 
   async put(orgId: string, change: Partial<RelationshipSettings>): Promise<RelationshipSettings> {
@@ -44,6 +64,7 @@ export class OrgConfigStore {
       format: 'JSONEachRow',
       values: [{ org_id: orgId, settings: JSON.stringify(settings), version: this.version, updated_at: new Date(now).toISOString() }],
     });
+    this.reading.delete(orgId);
     this.cache.set(orgId, { at: now, settings });
     return settings;
   }

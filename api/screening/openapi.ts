@@ -31,7 +31,7 @@ const routes: RouteDoc[] = [
     summary: 'Screen one name: CLEAR, REVIEW or BLOCK, with the best match and relationship match',
     description: idempotency,
     body: { schema: screenBody },
-    responses: { 200: { description: 'Decision, match, audit_id and list_version' }, ...withBody, ...idempotent, ...needsLists },
+    responses: { 200: { description: 'Decision, match (listed_on names every list and id of the matched party), audit_id and list_version; Server-Timing gives screen and audit durations' }, ...withBody, ...idempotent, ...needsLists },
   },
   {
     method: 'post',

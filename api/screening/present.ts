@@ -15,6 +15,8 @@ export const presentMatch = (m: DirectMatch | null) =>
     score: round(m.score),
     list_type: m.entity.listType,
     matched_name: m.matchedName,
+    // One party on several lists is one match naming each of its records.
+    listed_on: m.listings.map((e) => ({ entity_id: e.id, source: e.source, list_type: e.listType })),
   };
 
 export const presentRelationshipMatch = (r: RelatedMatch | null, escalation: 'REVIEW' | 'BLOCK') =>

@@ -158,8 +158,10 @@ function routes(r: Router, deps: ScreeningApiDeps): void {
       list_version: snapshot.version,
     };
     // The audit keeps the time of the screening itself; the answer reports it with the durable write.
+    const screened = performance.now();
     await deps.audit([record(req, id, body.name, s, snapshot.version, { request: body, response })]);
     response.processing_time_ms = elapsed(started);
+    res.set('Server-Timing', `screen;dur=${(screened - started).toFixed(2)}, audit;dur=${(performance.now() - screened).toFixed(2)}`);
     await once.answer(response);
   });
 

@@ -5,6 +5,8 @@ export interface PreparedName {
   tokens: string[];
   keys: string[][];
   weights: number[];
+  /** The same name read with glued breaks joined (`Vla!dimir`), screened alongside it. */
+  alternative?: PreparedName;
 }
 
 export interface Alignment {

@@ -55,6 +55,11 @@ export interface SanctionEntity {
   programs: string[];
   remarks: string;
   relations: TypedRelation[];
+  /**
+   * Ids of the same party on other lists, as the publisher states them (the UK list's UN reference,
+   * the CSL's OFAC entity number): `un-KPi.013`, `ofac-sdn-7739`. Ids absent from a snapshot are ignored.
+   */
+  sameAs: string[];
 }
 
 export const primaryName = (e: SanctionEntity): string => e.names[0]?.name ?? e.nativeId;

@@ -1,4 +1,4 @@
-import { nameTokens, skeleton } from './normalize.js';
+import { nameTokens, nearStopToken, rejoinedTokens, skeleton } from './normalize.js';
 import { phoneticKeys, tokenSimilarity } from './similarity.js';
 import { align, type Alignment, type PreparedName } from './align.js';
 
@@ -84,6 +84,7 @@ export class NameIndex {
   private readonly stamp: Int32Array;
   private stampSeq = 0;
   private maxIdf = 1;
+  private minIdf = 1;
 
   private constructor(inputs: IndexInput[]) {
     this.refs = new Int32Array(inputs.length);
@@ -112,6 +113,7 @@ export class NameIndex {
       index.idf[id] = Math.log(1 + total / list.length);
     });
     index.maxIdf = Math.log(1 + total);
+    index.minIdf = index.idf.reduce((a, b) => Math.min(a, b), index.maxIdf);
     index.postings = postingLists.map((l) => Int32Array.from(l));
     await pause();
     for (const ids of nameTokenIds) {
@@ -150,13 +152,24 @@ export class NameIndex {
 
   /** Prepares a query name against this index's rarity weights. */
   prepare(text: string): PreparedName {
-    const tokens = nameTokens(text);
+    const prepared = this.weigh(nameTokens(text));
+    const rejoined = rejoinedTokens(text, (t) => this.vocab.has(t));
+    if (rejoined) prepared.alternative = this.weigh(rejoined);
+    return prepared;
+  }
+
+  private weigh(tokens: string[]): PreparedName {
     const keys = tokens.map(phoneticKeys);
-    // A word the lists never use weighs like its nearest listed spelling (a typo of a common word
-    // stays common); with no near spelling at all it weighs like the rarest word.
+    // A word the lists never use weighs like the commonest word when it is a slip of a legal form
+    // or title (`JOSC`, `GPBH`) or a number, which in a name the lists never spell says nothing of
+    // who it is; otherwise like its nearest listed spelling (a typo of a common word stays
+    // common), and with no near spelling at all like the rarest word.
     const weights = tokens.map((t, i) => {
-      const id = this.vocab.get(t) ?? this.expand(t, keys[i]!)[0]?.[0];
-      return id === undefined ? this.maxIdf : this.idf[id]!;
+      const exact = this.vocab.get(t);
+      if (exact !== undefined) return this.idf[exact]!;
+      if (/^\d+$/.test(t) || nearStopToken(t)) return this.minIdf;
+      const near = this.expand(t, keys[i]!)[0]?.[0];
+      return near !== undefined ? this.idf[near]! : this.maxIdf;
     });
     return { tokens, keys, weights };
   }
@@ -181,7 +194,24 @@ export class NameIndex {
     return [...found].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
   }
 
+  /** Names matching the query (or its rejoined reading, whichever aligns better per ref), best first. */
   search(query: PreparedName, opts: SearchOptions = {}): Hit[] {
+    const hits = this.searchOne(query, opts);
+    if (!query.alternative) return hits;
+    const best = new Map(hits.map((h) => [h.ref, h]));
+    for (const h of this.searchOne(query.alternative, opts)) {
+      const prev = best.get(h.ref);
+      if (!prev || h.alignment.score > prev.alignment.score) best.set(h.ref, h);
+    }
+    return [...best.values()].sort((a, b) => b.alignment.score - a.alignment.score);
+  }
+
+  private searchOne(query: PreparedName, opts: SearchOptions): Hit[] {
+    return this.score(query, this.retrieve(query, opts), opts);
+  }
+
+  /** Candidate generation: the names worth aligning in full, best-voted first (at most `candidates`). */
+  retrieve(query: PreparedName, opts: SearchOptions = {}): number[] {
     const limit = opts.candidates ?? 40;
     const minScore = opts.minScore ?? 0;
     const touched: number[] = [];
@@ -221,9 +251,14 @@ export class NameIndex {
       this.est[id] = this.acc[id]! * (1 + this.acc[id]! / this.totals[id]!);
       pool.push(id);
     }
-    const order = pool.length > limit ? pool.sort((a, b) => this.est[b]! - this.est[a]!).slice(0, limit) : pool;
+    return pool.length > limit ? pool.sort((a, b) => this.est[b]! - this.est[a]!).slice(0, limit) : pool;
+  }
+
+  /** Scoring: each retrieved name aligned in full, the best name per ref kept, best first. */
+  score(query: PreparedName, names: readonly number[], opts: SearchOptions = {}): Hit[] {
+    const minScore = opts.minScore ?? 0;
     const best = new Map<number, Hit>();
-    for (const nameId of order) {
+    for (const nameId of names) {
       const alignment = align(query, this.names[nameId]!);
       if (alignment.score < minScore) continue;
       const ref = this.refs[nameId]!;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonical, foldName, nameTokens, skeleton, withinOneEdit } from './normalize.js';
+import { canonical, foldName, nameTokens, rejoinedTokens, skeleton, withinOneEdit } from './normalize.js';
 
 describe('nameTokens', () => {
   it.each([
@@ -39,5 +39,28 @@ describe('skeleton', () => {
     expect(skeleton(foldName('محمد'))).toBe(skeleton('mohammed'));
     expect(skeleton('hussein')).toBe(skeleton('husayn'));
     expect(skeleton('smith')).not.toBe(skeleton('jones'));
+  });
+});
+
+describe('symbols, invisible characters and look-alike letters', () => {
+  it('drops symbols, emoji and other numbers before transliteration, where any-ascii would make words of them', () => {
+    for (const q of ['Vladimir Putin 😀', 'Vladimir 😀 Putin', 'Vladimir Putin ♥', 'Vladimir Putin ✈✈✈', 'Vladimir Putin ﷺ', 'Vladimir Putin ™ ①', '🇺🇸 Vladimir Putin']) {
+      expect(nameTokens(q), q).toEqual(['vladimir', 'putin']);
+    }
+  });
+
+  it('reads Latin look-alikes of another script inside a Latin word by look, whole words in that script by sound', () => {
+    expect(foldName('Vladimir Рutin')).toBe('vladimir putin'); // Cyrillic Р in a Latin word
+    expect(foldName('Vladimir Путин')).toBe('vladimir putin');
+    expect(foldName('Рахор')).toBe('rakhor');
+  });
+
+  it('offers a second reading with glued breaks joined and look-alike words read by look', () => {
+    const known = (t: string) => ['vladimir', 'putin', 'rahor'].includes(t);
+    expect(rejoinedTokens('Vla!!!dimir Pu\u200btin', known)).toEqual(['vladimir', 'putin']);
+    expect(rejoinedTokens('Vladimir😀Putin', known)).toBeNull(); // `vladimirputin` is no known word
+    expect(rejoinedTokens('ACME L.T.D', known)).toEqual(['akme']);
+    expect(rejoinedTokens('ВАНК', known)).toEqual(['bahk']); // all Cyrillic, read by sound as `vank`
+    expect(rejoinedTokens('Vladimir Putin', known)).toBeNull();
   });
 });

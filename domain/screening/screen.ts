@@ -41,7 +41,10 @@ export interface ScreenQuery {
 }
 
 export interface DirectMatch {
+  /** The record that matched best. */
   entity: SanctionEntity;
+  /** Every record of the same party, on every list, the best-matching first. */
+  listings: SanctionEntity[];
   /** Name score adjusted by date of birth and nationality, in [0, 1]. */
   score: number;
   nameScore: number;
@@ -74,7 +77,7 @@ const REPORT_FLOOR = 0.6;
 
 export function directDecision(m: DirectMatch | null, t: Thresholds): Decision {
   if (!m || m.score < t.review) return 'CLEAR';
-  return m.score >= t.block && m.entity.listType === 'sanctions' ? 'BLOCK' : 'REVIEW';
+  return m.score >= t.block && m.listings.some((e) => e.listType === 'sanctions') ? 'BLOCK' : 'REVIEW';
 }
 
 function toDirect(s: Snapshot, hit: Hit, q: ScreenQuery): DirectMatch {
@@ -84,7 +87,32 @@ function toDirect(s: Snapshot, hit: Hit, q: ScreenQuery): DirectMatch {
   const dob = person ? dobEffect(q.dob, entity.datesOfBirth) : 0;
   const nat = person ? nationalityEffect(q.nationality, entity.nationalities) : 0;
   const score = Math.max(0, Math.min(1, nameScore + dob + nat));
-  return { entity, score, nameScore, matchedName: s.index.texts[hit.name]!, dobEffect: dob, nationalityEffect: nat };
+  return { entity, listings: [entity], score, nameScore, matchedName: s.index.texts[hit.name]!, dobEffect: dob, nationalityEffect: nat };
+}
+
+/** Sanctions lists before export-control and PEP lists when one party's records score alike. */
+const LIST_RANK = { sanctions: 0, export_control: 1, pep: 2 } as const;
+
+/**
+ * One match per party, best first: the party's best-scoring record speaks for it (at the same
+ * score a sanctions record before others, then the list loaded first: OFAC, UN, UK...), and its
+ * listings name every record of the party.
+ */
+function byParty(s: Snapshot, candidates: DirectMatch[]): DirectMatch[] {
+  const best = new Map<number, DirectMatch>();
+  const before = (a: DirectMatch, b: DirectMatch) =>
+    a.score !== b.score ? a.score > b.score : LIST_RANK[a.entity.listType] !== LIST_RANK[b.entity.listType] ? LIST_RANK[a.entity.listType] < LIST_RANK[b.entity.listType] : s.byId.get(a.entity.id)! < s.byId.get(b.entity.id)!;
+  for (const c of candidates) {
+    const party = s.parties.of[s.byId.get(c.entity.id)!]!;
+    const prev = best.get(party);
+    if (!prev || before(c, prev)) best.set(party, c);
+  }
+  const out = [...best.values()];
+  for (const m of out) {
+    const members = s.parties.membersOf(s.byId.get(m.entity.id)!).map((i) => s.entities[i]!);
+    m.listings = [m.entity, ...members.filter((e) => e !== m.entity)];
+  }
+  return out.sort((a, b) => b.score - a.score);
 }
 
 /** The strongest allowed relationship behind a mention hit. */
@@ -111,11 +139,11 @@ export function screen(s: Snapshot, prepared: PreparedName, q: ScreenQuery, t: T
     if (hit.ref < listed) candidates.push(toDirect(s, hit, q));
     else if (rel.enabled && !relationship && hit.alignment.score >= rel.min_score) relationship = relatedThrough(s, hit, allowed);
   }
-  candidates.sort((a, b) => b.score - a.score);
-  const match = candidates[0] && candidates[0].score >= t.review ? candidates[0] : null;
+  const parties = byParty(s, candidates);
+  const match = parties[0] && parties[0].score >= t.review ? parties[0] : null;
   let decision = directDecision(match, t);
   if (relationship) decision = stricter(decision, rel.decision_escalation);
-  return { decision, match, relationship, candidates };
+  return { decision, match, relationship, candidates: parties };
 }
 
 export interface RelationshipSearchHit {

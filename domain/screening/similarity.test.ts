@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { jaroWinkler, phoneticKeys, tokenSimilarity } from './similarity.js';
+import { jaroWinkler, phoneticKeys, TOKEN_FLOOR, tokenSimilarity } from './similarity.js';
 
 describe('jaroWinkler', () => {
   it.each([
@@ -36,5 +36,27 @@ describe('tokenSimilarity', () => {
   it('matches an initial to the name it abbreviates', () => {
     expect(sim('j', 'john')).toBe(0.6);
     expect(sim('k', 'john')).toBe(0);
+  });
+});
+
+describe('one slip of the keyboard, scored by length', () => {
+  it('keeps a changed, dropped, added or swapped letter of a short name above the floor, the first letter too', () => {
+    for (const [q, c] of [['olga', 'dlga'], ['ivan', 'vian'], ['igor', 'igr'], ['pong', 'fong'], ['yong', 'yog']]) {
+      expect(tokenSimilarity(q!, c!, phoneticKeys(q!), phoneticKeys(c!)), `${q} ~ ${c}`).toBeGreaterThanOrEqual(TOKEN_FLOOR);
+    }
+  });
+
+  it('values one changed letter of a 4-letter name below one of a 12-letter name', () => {
+    const short = tokenSimilarity('dala', 'fala', [], []);
+    const long = tokenSimilarity('kudryavtsevs', 'fudryavtsevs', [], []);
+    expect(short).toBeGreaterThan(0);
+    expect(long).toBeGreaterThan(short);
+    expect(tokenSimilarity('kim', 'kin', [], [])).toBe(0); // three letters: another name
+  });
+
+  it('lets a long word bear two edits, which canonical spelling can make of one slip', () => {
+    // `Ebrahximi`: the x of a slip is spelled ks.
+    expect(tokenSimilarity('ebrahksimi', 'ebrahimi', [], [])).toBeGreaterThanOrEqual(TOKEN_FLOOR);
+    expect(tokenSimilarity('petrov', 'pitrof', [], [])).toBe(0); // six letters: two edits make another name
   });
 });

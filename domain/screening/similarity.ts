@@ -1,5 +1,5 @@
 import { doubleMetaphone } from 'double-metaphone';
-import { skeleton } from './normalize.js';
+import { skeleton, withinOneEdit } from './normalize.js';
 
 /**
  * Jaro-Winkler similarity in [0, 1]. Hand-written because it is the innermost loop of every screen:
@@ -57,6 +57,9 @@ export function phoneticKeys(token: string): string[] {
 
 const VOWEL = /[aeiou]/;
 
+/** What one edit costs a token, spread over its letters. */
+const EDIT_COST = 0.6;
+
 /** Below this, two tokens are different names: a looser floor lets unrelated short names pair up. */
 export const TOKEN_FLOOR = 0.85;
 
@@ -79,5 +82,36 @@ export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], 
   // Sounding alike lifts spelling variants (`husayn`, `hussein`); short tokens sound alike too easily.
   if (s < 0.86 && s >= 0.8 && q[0] === c[0] && q.length >= 4 && c.length >= 4 && qKeys.some((k) => k.length >= 2 && cKeys.includes(k))) s = 0.86;
   if (s < 0.88 && q.length >= 3 && !VOWEL.test(q) && skeleton(q) === skeleton(c)) s = 0.88;
+  // One slip of the keyboard (a letter changed, dropped, added, or two swapped, the first too) is
+  // worth what it leaves of the word: 0.85 in a 4-letter name, 0.95 in a 12-letter one.
+  if (Math.min(q.length, c.length) >= 3 && Math.max(q.length, c.length) >= 4) {
+    const byLength = 1 - EDIT_COST / Math.max(q.length, c.length);
+    if (s < byLength && withinOneEdit(q, c)) s = byLength;
+    // Canonical spelling can make one slip two edits (`xmahmud` is `ksmahmud`): long words bear two.
+    const twice = 1 - (2 * EDIT_COST) / Math.max(q.length, c.length);
+    if (s < twice && Math.min(q.length, c.length) >= 7 && withinTwoEdits(q, c)) s = twice;
+  }
   return s >= TOKEN_FLOOR ? s : 0;
+}
+
+/** Optimal string alignment distance of a and b is at most 2 (a swap of neighbours counts one). */
+function withinTwoEdits(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 2) return false;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2]! + 1);
+      row.push(d);
+      best = Math.min(best, d);
+    }
+    if (best > 2) return false;
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length]! <= 2;
 }

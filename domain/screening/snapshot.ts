@@ -1,6 +1,7 @@
 import { nameTokens } from './normalize.js';
 import { NameIndex, type IndexInput, type Pause } from './index.js';
 import { RelationshipGraph } from './graph.js';
+import { Parties } from './parties.js';
 import type { SanctionEntity } from './entity.js';
 
 /** Counts of one loaded list, reported at load and by the lists endpoint. */
@@ -24,6 +25,8 @@ export interface Snapshot {
   entities: SanctionEntity[];
   byId: Map<string, number>;
   graph: RelationshipGraph;
+  /** Records of one party on several lists. */
+  parties: Parties;
   /** Refs below `entities.length` are entities; the rest are mentions (ref - entities.length). */
   index: NameIndex;
 }
@@ -40,6 +43,7 @@ export async function buildSnapshot(
   // Names are tokenised once here and shared by the graph (target resolution) and the index.
   const inputs: IndexInput[] = [];
   const nameKeys: string[][] = [];
+  const primaryKeys: string[] = [];
   for (let ref = 0; ref < entities.length; ref++) {
     const e = entities[ref]!;
     if (ref % 2000 === 1999) await pause();
@@ -47,6 +51,7 @@ export async function buildSnapshot(
     for (const n of e.names) {
       const tokens = nameTokens(n.name);
       const key = [...tokens].sort().join(' ');
+      if (n === e.names[0]) primaryKeys[ref] = key;
       if (!key || keys.includes(key)) continue;
       keys.push(key);
       inputs.push({ text: n.name, tokens, ref });
@@ -57,6 +62,7 @@ export async function buildSnapshot(
   graph.mentions.forEach((m, i) => inputs.push({ text: m.name, ref: entities.length + i }));
   const index = await NameIndex.build(inputs, pause);
   const byId = new Map(entities.map((e, i) => [e.id, i]));
+  const parties = new Parties(entities, primaryKeys, nameKeys, byId);
   let offset = 0;
   const stats = lists.map((l) => {
     const from = offset;
@@ -71,5 +77,5 @@ export async function buildSnapshot(
       relationships,
     };
   });
-  return { version, loadedAt, lists: stats, entities, byId, graph, index };
+  return { version, loadedAt, lists: stats, entities, byId, graph, parties, index };
 }

@@ -16,6 +16,7 @@ export function newEntity(listId: string, source: string, listType: ListType, na
     programs: [],
     remarks: '',
     relations: [],
+    sameAs: [],
   };
 }
 
@@ -53,4 +54,8 @@ export function addAddress(e: SanctionEntity, parts: string[], country: string):
   if (!line && !c) return;
   if (e.addresses.some((a) => a.line === line && a.country === c)) return;
   e.addresses.push({ line, country: c });
+}
+
+export function addSameAs(e: SanctionEntity, id: string): void {
+  if (id !== e.id) pushUnique(e.sameAs, id);
 }

@@ -1,5 +1,5 @@
 import type { EntityType, SanctionEntity } from '../../../../domain/screening/entity.js';
-import { addAddress, addDob, addName, addNationality, addProgram, newEntity } from '../build.js';
+import { addAddress, addDob, addName, addNationality, addProgram, addSameAs, newEntity } from '../build.js';
 import { readCsvWithHeader, splitList } from '../csv.js';
 import type { SourceFiles } from '../types.js';
 
@@ -46,6 +46,9 @@ export function parse(files: SourceFiles): SanctionEntity[] {
     addProgram(e, row.get('Regime'));
     addAddress(e, ['Address 1', 'Address 2', 'Address 3', 'Address 4', 'Address 5', 'Address 6', 'Post/Zip Code'].map((c) => row.get(c)), row.get('Country'));
     if (!e.remarks) e.remarks = row.get('Other Information');
+    // `(UN Ref):KPe.018`: the same party on the UN list.
+    const un = /\(UN Ref\):\s*([A-Za-z]{2,3}[ie]\.\d+)/.exec(row.get('Other Information'));
+    if (un) addSameAs(e, `un-${un[1]}`);
   }
   return [...groups.values()].map((g) => g.entity);
 }

@@ -1,5 +1,5 @@
 import type { EntityType, ListType, SanctionEntity } from '../../../../domain/screening/entity.js';
-import { addAddress, addDob, addName, addNationality, addProgram, newEntity } from '../build.js';
+import { addAddress, addDob, addName, addNationality, addProgram, addSameAs, newEntity } from '../build.js';
 import { readCsvWithHeader, splitList } from '../csv.js';
 import type { SourceFiles } from '../types.js';
 import { guessType } from '../guess-type.js';
@@ -37,6 +37,11 @@ export function parse(files: SourceFiles): SanctionEntity[] {
       const parts = a.split(',').map((p) => p.trim());
       const country = parts.length > 0 && /^[A-Z]{2}$/.test(parts[parts.length - 1]!) ? parts.pop()! : '';
       addAddress(e, parts, country);
+    }
+    // Treasury rows carry OFAC's entity number: the same party on the SDN or the consolidated non-SDN list.
+    const ofac = row.get('entity_number');
+    if (/^\d+$/.test(ofac) && listTypeOf(source) === 'sanctions' && !source.includes('Nonproliferation')) {
+      addSameAs(e, `${source.startsWith('Specially Designated Nationals') ? 'ofac-sdn' : 'ofac-cons'}-${ofac}`);
     }
     // Treasury rows wrap the OFAC remark in parentheses: `(Linked To: HIZBALLAH)`.
     e.remarks = row.get('remarks').replace(/^\((.*)\)$/s, '$1');
