@@ -56,9 +56,9 @@ describe('ffmpeg arguments', () => {
     expect(chains).toContain("[s0bg][s0p1]overlay=x=\\'(W-w)/2\\':y=\\'(223-h)/2\\':eof_action=\\'repeat\\'[s0o1]");
   });
 
-  it('draws text with drawtext by fontconfig name, centred, entering as the mood says', () => {
+  it('draws text with drawtext by fontconfig family and weight, centred, entering as the mood says', () => {
     const title = chains.find((c) => c.startsWith('[s0o1]'))!;
-    expect(title).toContain("drawtext=font=\\'DejaVu Sans:style=Bold\\':expansion=\\'none\\':text=\\'Hello\\':fontsize=32:fontcolor=\\'0xFFFFFF\\':x=\\'(w-text_w)/2\\'");
+    expect(title).toContain("drawtext=font=\\'DejaVu Sans\\':fontfile=\\':style=Bold\\':expansion=\\'none\\':text=\\'Hello\\':fontsize=32:fontcolor=\\'0xFFFFFF\\':x=\\'(w-text_w)/2\\'");
     expect(title).toContain("alpha=\\'min(1\\,max(0\\,(t-0)/0.4))\\'");
     expect(title.endsWith(',trim=duration=2[s0v]')).toBe(true);
   });

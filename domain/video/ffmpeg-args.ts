@@ -84,10 +84,13 @@ function entrance(layer: Extract<LayerNode, { kind: 'title' | 'text' }>, y: numb
 }
 
 function drawText(layer: Extract<LayerNode, { kind: 'title' | 'text' }>): string[] {
-  const font = layer.font.weight === 'bold' ? `${layer.font.family}:style=Bold` : layer.font.family;
+  // drawtext takes `font` as a bare fontconfig family; a `fontfile` that is no file is read as a
+  // fontconfig pattern and merged with it, which is how a weight reaches fontconfig.
+  const weight: Record<string, string> = layer.font.weight === 'bold' ? { fontfile: ':style=Bold' } : {};
   return layer.lines.map((text, i) =>
     filter('drawtext', {
-      font,
+      font: layer.font.family,
+      ...weight,
       expansion: 'none',
       text,
       fontsize: layer.font.size,
