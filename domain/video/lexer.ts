@@ -83,19 +83,31 @@ function tokenizeLine(text: string, line: number, diags: Diagnostics): Token[] {
   return tokens;
 }
 
+/** Reads one bare token, dispatching on its first character so most tokens meet one pattern. */
 function classify(raw: string, at: Position, diags: Diagnostics): Token | null {
-  if (WORD.test(raw)) return { ...at, kind: 'word', value: raw };
-  if (NUMBER.test(raw)) return { ...at, kind: 'number', value: Number(raw), raw };
-  const d = DURATION.exec(raw);
-  if (d) return { ...at, kind: 'duration', seconds: round3(Number(d[1]) * UNIT_SECONDS[d[2] as keyof typeof UNIT_SECONDS]), raw };
-  if (COLOR.test(raw)) return { ...at, kind: 'color', value: normalizeColor(raw), raw };
-  if (RATIO.test(raw)) return { ...at, kind: 'ratio', value: raw };
-  const a = ASSET.exec(raw);
-  if (a) return { ...at, kind: 'asset', id: a[1]! };
-  if (raw.startsWith('#')) diags.error(at, 'bad-color', `${raw} is not a colour; write #rgb or #rrggbb in hexadecimal`);
-  else if (raw.startsWith('asset:')) diags.error(at, 'bad-asset', `${raw} is not an asset reference; write asset:<id> with letters, digits, '.', '_' or '-'`);
-  else if (raw.startsWith('{{')) diags.error(at, 'bad-variable', `${raw} is not a variable; write {{name}} with a letter or _ first`);
-  else if (/^\d/.test(raw)) diags.error(at, 'bad-number', `${raw} is not a number or a duration; durations carry a unit: 3s, 500ms, 1m`);
+  const { line, column } = at;
+  const c = raw.charCodeAt(0);
+  if (c >= 48 && c <= 57) {
+    if (NUMBER.test(raw)) return { line, column, kind: 'number', value: Number(raw), raw };
+    const d = DURATION.exec(raw);
+    if (d) return { line, column, kind: 'duration', seconds: round3(Number(d[1]) * UNIT_SECONDS[d[2] as keyof typeof UNIT_SECONDS]), raw };
+    if (RATIO.test(raw)) return { line, column, kind: 'ratio', value: raw };
+    diags.error(at, 'bad-number', `${raw} is not a number or a duration; durations carry a unit: 3s, 500ms, 1m`);
+    return null;
+  }
+  if (c === 35) {
+    if (COLOR.test(raw)) return { line, column, kind: 'color', value: normalizeColor(raw), raw };
+    diags.error(at, 'bad-color', `${raw} is not a colour; write #rgb or #rrggbb in hexadecimal`);
+    return null;
+  }
+  if (raw.startsWith('asset:')) {
+    const a = ASSET.exec(raw);
+    if (a) return { line, column, kind: 'asset', id: a[1]! };
+    diags.error(at, 'bad-asset', `${raw} is not an asset reference; write asset:<id> with letters, digits, '.', '_' or '-'`);
+    return null;
+  }
+  if (WORD.test(raw)) return { line, column, kind: 'word', value: raw };
+  if (raw.startsWith('{{')) diags.error(at, 'bad-variable', `${raw} is not a variable; write {{name}} with a letter or _ first`);
   else diags.error(at, 'unexpected-token', `unexpected ${raw}`);
   return null;
 }
