@@ -5,6 +5,7 @@ import { screeningService } from './screening.js';
 import { analyticsService } from './analytics.js';
 import { riskService } from './risk.js';
 import { webhooksService } from './webhooks.js';
+import { videoService } from './video.js';
 
 /** Every service of the process, in mount order. A new service is a new module added here. */
 export const services: ServiceModule[] = [
@@ -14,4 +15,5 @@ export const services: ServiceModule[] = [
   analyticsService({ counterColumns: counterColumnsOf }),
   riskService(),
   webhooksService,
+  videoService,
 ];

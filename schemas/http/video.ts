@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { ASPECTS } from '../../domain/video/ast.js';
+import { BUILT_IN_MOODS, FONT_FAMILIES, TEXT_ENTRANCES, TRANSITION_KINDS } from '../../domain/video/moods.js';
+import { THEME_NAMES } from '../../domain/video/themes.js';
+
+/**
+ * Wire schemas of the video production service (Document 2, CONTRACTS.md section 8): the single
+ * source of request validation and of the OpenAPI document.
+ */
+
+/** Largest script the compiler accepts, in characters (a 1,000-scene script is about 60,000). */
+export const MAX_SOURCE_CHARS = 500_000;
+
+export const compileRequestSchema = z
+  .strictObject({
+    source: z.string().min(1).max(MAX_SOURCE_CHARS).meta({ description: 'Script text; the language is documented in docs/video-script.md' }),
+    theme: z.enum(THEME_NAMES).optional().meta({ description: 'Theme pack laid over the mood: palette and type families' }),
+    preview: z.boolean().optional().meta({ description: 'Compile for a quick look: 360p and at most 15 frames a second' }),
+    variables: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names are letters, digits and _'), z.union([z.string().max(10_000), z.number(), z.boolean()]))
+      .optional()
+      .meta({ description: 'Values for the {{name}} placeholders of the script' }),
+  })
+  .meta({ id: 'CompileRequest' });
+export type CompileRequest = z.infer<typeof compileRequestSchema>;
+
+export const diagnosticSchema = z
+  .object({
+    level: z.enum(['error', 'warning']),
+    code: z.string().meta({ description: 'Stable kebab-case name of the finding, e.g. unknown-directive' }),
+    message: z.string(),
+    line: z.number().int().min(1),
+    column: z.number().int().min(1).meta({ description: '1-based, in UTF-16 code units' }),
+  })
+  .meta({ id: 'Diagnostic' });
+
+const color = z.string().regex(/^#[0-9A-F]{6}$/);
+const seconds = z.number().min(0);
+const paletteSchema = z
+  .object({ background: color, surface: color, primary: color, accent: color, text: color, muted: color })
+  .meta({ id: 'Palette' });
+const audioSchema = z
+  .object({ assetId: z.string(), start: seconds, duration: seconds, volume: z.number(), fadeIn: seconds, fadeOut: seconds })
+  .meta({ id: 'AudioNode' });
+const layerSchema = z
+  .discriminatedUnion('kind', [
+    z.object({
+      kind: z.enum(['title', 'text']),
+      line: z.number().int(),
+      lines: z.array(z.string()).meta({ description: 'Wrapped to the frame width' }),
+      font: z.object({ family: z.enum(FONT_FAMILIES), weight: z.enum(['regular', 'bold']), size: z.number().int().meta({ description: 'Pixels' }) }),
+      color,
+      y: z.number().int().meta({ description: 'Pixels from the top of the frame to the first line; text is centred horizontally' }),
+      lineHeight: z.number().int(),
+      enter: z.object({ kind: z.enum(TEXT_ENTRANCES), at: seconds, duration: seconds }),
+    }),
+    z.object({ kind: z.literal('image'), line: z.number().int(), assetId: z.string(), fit: z.enum(['cover', 'contain']) }),
+    z.object({ kind: z.literal('video'), line: z.number().int(), assetId: z.string(), from: seconds, muted: z.boolean() }),
+  ])
+  .meta({ id: 'Layer' });
+const sceneSchema = z
+  .object({
+    index: z.number().int(),
+    name: z.string(),
+    line: z.number().int(),
+    start: seconds.meta({ description: 'Seconds from the start of the film' }),
+    duration: seconds,
+    background: z.discriminatedUnion('kind', [z.object({ kind: z.literal('color'), color }), z.object({ kind: z.literal('asset'), assetId: z.string(), color })]),
+    layers: z.array(layerSchema),
+    transition: z
+      .object({ kind: z.enum(TRANSITION_KINDS.filter((k) => k !== 'cut') as [string, ...string[]]), duration: seconds })
+      .nullable()
+      .meta({ description: 'Into the next scene, overlapping both; null for a cut and for the last scene' }),
+    audio: z.array(audioSchema),
+  })
+  .meta({ id: 'Scene' });
+
+export const renderGraphSchema = z
+  .object({
+    version: z.literal('1'),
+    film: z.object({
+      title: z.string(),
+      mood: z.enum(BUILT_IN_MOODS),
+      moodAlias: z.string().optional().meta({ description: 'The alias the script named, when it named one' }),
+      theme: z.enum(THEME_NAMES).optional(),
+      aspect: z.enum(ASPECTS),
+      width: z.number().int(),
+      height: z.number().int(),
+      fps: z.number().int(),
+      durationSeconds: seconds,
+      preview: z.boolean(),
+    }),
+    style: z.object({ palette: paletteSchema }),
+    scenes: z.array(sceneSchema),
+    audio: z.array(audioSchema).meta({ description: 'Beds under the whole film' }),
+    assets: z.array(z.string()),
+    variables: z.array(z.string()),
+  })
+  .meta({ id: 'RenderGraph' });
+
+export const compileResponseSchema = z
+  .object({ renderGraph: renderGraphSchema, diagnostics: z.array(diagnosticSchema).meta({ description: 'Warnings: the film renders, but something may look wrong' }) })
+  .meta({ id: 'CompileResponse' });
+
+export const videoErrorSchema = z
+  .object({
+    status: z.literal('error'),
+    error: z.string().meta({ description: 'Machine-readable reason, e.g. compile_failed, validation_error, unauthorized, not_found' }),
+    message: z.string(),
+    request_id: z.string(),
+    diagnostics: z.array(diagnosticSchema).optional().meta({ description: 'On compile_failed: every error and warning, in source order' }),
+  })
+  .meta({ id: 'VideoError' });
+
+const typeFace = z.object({ family: z.enum(FONT_FAMILIES), weight: z.enum(['regular', 'bold']), scale: z.number().meta({ description: "Font size as a fraction of the frame's shorter side" }) });
+export const moodProfileSchema = z
+  .object({
+    name: z.enum(BUILT_IN_MOODS),
+    description: z.string(),
+    palette: paletteSchema,
+    typography: z.object({ title: typeFace, body: typeFace, lineSpacing: z.number() }),
+    motion: z.object({ textEntrance: z.enum(TEXT_ENTRANCES), entranceSeconds: seconds, staggerSeconds: seconds }),
+    transition: z.object({ kind: z.enum(TRANSITION_KINDS), seconds }),
+    pacing: z.object({ wordsPerSecond: z.number(), sceneSeconds: seconds, minSceneSeconds: seconds }),
+  })
+  .meta({ id: 'MoodProfile' });
+
+export const moodListSchema = z
+  .object({
+    moods: z.array(moodProfileSchema).meta({ description: 'The built-in moods' }),
+    aliases: z.record(z.string(), z.enum(BUILT_IN_MOODS)).meta({ description: 'Creative terms and the built-in each resolves to' }),
+  })
+  .meta({ id: 'MoodList' });
+
+export const resolvedMoodSchema = z
+  .object({
+    name: z.string().meta({ description: 'The name asked for, lower-cased' }),
+    alias: z.boolean(),
+    resolvesTo: z.enum(BUILT_IN_MOODS),
+    profile: moodProfileSchema,
+  })
+  .meta({ id: 'ResolvedMood' });
+
+export const healthSchema = z.object({ status: z.literal('ok'), timestamp: z.string(), orgId: z.string().meta({ description: 'The organization of the credential' }) });
