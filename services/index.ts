@@ -4,7 +4,7 @@ import { rulesService } from './rules.js';
 import { screeningService } from './screening.js';
 import { analyticsService } from './analytics.js';
 import { riskService } from './risk.js';
-import { webhooksService } from './webhooks.js';
+import { syncRiskWebhooks, webhooksService } from './webhooks.js';
 import { videoService } from './video.js';
 
 /** Every service of the process, in mount order. A new service is a new module added here. */
@@ -13,7 +13,7 @@ export const services: ServiceModule[] = [
   rulesService({ counters: createCounterReader }),
   screeningService,
   analyticsService({ counterColumns: counterColumnsOf }),
-  riskService(),
+  riskService({ onWebhookConfig: syncRiskWebhooks }),
   webhooksService,
   videoService,
 ];

@@ -14,7 +14,7 @@ import { startRiskRecordsStage } from '../pipelines/risk/records-stage.js';
 import { createChecker } from '../pipelines/risk/checker.js';
 import { WeightsStore } from '../pipelines/risk/weights-store.js';
 import { WhitelistStore } from '../pipelines/risk/whitelist-store.js';
-import { WebhookConfigStore } from '../pipelines/risk/webhook-config-store.js';
+import { WebhookConfigStore, type WebhookConfig } from '../pipelines/risk/webhook-config-store.js';
 import { createChallenges } from '../pipelines/risk/challenges.js';
 import { createEntityData } from '../pipelines/risk/entity-data.js';
 import { riskRouter } from '../api/risk/routes.js';
@@ -26,6 +26,8 @@ export interface RiskServiceOptions {
   notifier?: OtpNotifier;
   /** Where risk.high / risk.low go; default the `workflow.events` topic. */
   events?: RiskEventSink;
+  /** Applies a new /v1/webhooks/config to the webhook deliveries (services/index.ts wires it). */
+  onWebhookConfig?: (platform: Platform, orgId: string, previousUrl: string | undefined, config: WebhookConfig) => Promise<void>;
 }
 
 /**
@@ -71,7 +73,8 @@ export async function createRiskParts(platform: Platform, opts: RiskServiceOptio
   const schedule = scheduleReload(() => lists.reload(), config.RISK_LISTS_RELOAD_CRON);
   const weights = new WeightsStore(platform.analytics, platform.clock);
   const whitelist = new WhitelistStore(platform.analytics, platform.windows, platform.clock);
-  const webhooks = new WebhookConfigStore(platform.analytics, platform.clock);
+  const onWebhookConfig = opts.onWebhookConfig;
+  const webhooks = new WebhookConfigStore(platform.analytics, platform.clock, onWebhookConfig && ((org, previousUrl, c) => onWebhookConfig(platform, org, previousUrl, c)));
   const check = createChecker({
     platform,
     geo,

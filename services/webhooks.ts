@@ -87,3 +87,33 @@ export async function upsertWebhook(platform: Platform, orgId: string, body: unk
   }
   return presentRegistration(await registry.create(orgId, registrationBody.parse(body)), now);
 }
+
+/** The risk check's webhook configuration (/v1/webhooks/config) as the delivery side needs it. */
+export interface RiskWebhookTarget {
+  url: string;
+  /** '' when none was given: deliveries then go unsigned. */
+  secret: string;
+  events: readonly ('risk.high' | 'risk.low')[];
+  enabled: boolean;
+}
+
+/**
+ * Makes an organization's risk.high / risk.low registrations follow its risk webhook
+ * configuration: one registration per configured event at the configured URL, signed with its
+ * secret. The configuration owns the registrations of those events at its current or previous URL;
+ * those it no longer wants are removed, and registrations made through POST /webhooks elsewhere
+ * are left alone. Throws a ZodError when the target is not a valid registration.
+ */
+export async function syncRiskWebhooks(platform: Platform, orgId: string, previousUrl: string | undefined, target: RiskWebhookTarget): Promise<void> {
+  const registry = await registryOf(platform);
+  const secret = target.secret === '' ? null : target.secret;
+  for (const event of ['risk.high', 'risk.low'] as const) {
+    const owned = (await registry.forEvent(orgId, event)).filter((r) => r.url === target.url || r.url === previousUrl);
+    const wanted = target.enabled && target.events.includes(event);
+    const [keep, ...extra] = wanted ? owned : [];
+    for (const r of wanted ? extra : owned) await registry.remove(orgId, r.id);
+    if (!wanted) continue;
+    if (keep) await registry.update(orgId, keep.id, registrationPatch.parse({ url: target.url, secret, enabled: true }));
+    else await registry.create(orgId, registrationBody.parse({ event, url: target.url, ...(secret ? { secret } : {}) }));
+  }
+}

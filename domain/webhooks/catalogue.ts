@@ -34,12 +34,16 @@ const agentPayload = z.looseObject({
   paused_reason: optional(text),
 });
 
+/** What the risk check emits (domain/risk/events.ts RiskEventPayload). */
 const riskPayload = z.looseObject({
   request_id: id,
-  entity_id: id,
-  score: z.number(),
   outcome: text,
-  reasons: z.array(anyValue),
+  score: z.number(),
+  reasons: z.array(text),
+  action: optional(text),
+  user_id: optional(text),
+  session_id: optional(text),
+  occurred_at: optional(text),
 });
 
 const approvalRequested = z.union([

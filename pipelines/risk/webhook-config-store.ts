@@ -30,6 +30,8 @@ export class WebhookConfigStore {
   constructor(
     private readonly analytics: Analytics,
     private readonly clock: Clock,
+    /** Applies a new configuration to the delivery side before it is stored; a throw stores nothing. */
+    private readonly onChange?: (orgId: string, previousUrl: string | undefined, next: WebhookConfig) => Promise<void>,
   ) {}
 
   async get(orgId: string): Promise<WebhookConfig | null> {
@@ -55,6 +57,7 @@ export class WebhookConfigStore {
     const before = await this.current(orgId);
     const now = this.clock.now();
     const value: WebhookConfig = { url: req.url, secret: req.secret ?? before?.secret ?? '', events: [...new Set(req.events)], enabled: req.enabled, updated_at: new Date(now).toISOString() };
+    await this.onChange?.(orgId, before?.url, value);
     this.version = Math.max(this.version + 1, now * 1000);
     await this.analytics.insert({ table: 'risk_webhooks', format: 'JSONEachRow', values: [{ org_id: orgId, ...value, enabled: value.enabled ? 1 : 0, version: this.version }] });
     this.cache.set(orgId, { at: now, value });
