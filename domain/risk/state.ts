@@ -18,8 +18,8 @@ import { packFix, unpackFix, type Fix } from './travel.js';
  *   dv:<device>   v, du (distinct users)
  *   wl:<type>:<identifier>  until (whitelist expiry, ms)
  *
- * Once ids: s.<session> per user session, dev.<device> per user device, u.<sha256 of user> per IP
- * (24 h) and per device (SEEN_TTL_MS). A GDPR delete cannot remove once ids (the port keeps them
+ * Once ids (each prefixed with its entity's id): s.<session> per user session, dev.<device> per user
+ * device, u.<sha256 of user> per IP (24 h) and per device (SEEN_TTL_MS). A GDPR delete cannot remove once ids (the port keeps them
  * against redelivery), so none holds a user id in clear; they end with their TTL. Everything ends with the store's idle TTL when the entity goes quiet.
  * A user is at most 24 + 2 * MAX_DEVICES + countries + 20 fields; bench/results/risk.md has bytes.
  */
@@ -30,11 +30,19 @@ const DAY_ONCE_MS = 86_400_000;
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
-export const userEntity = (org: string, userId: string): EntityRef => ({ scope: org, id: `u:${digest(userId)}` });
-export const ipEntity = (org: string, ip: string): EntityRef => ({ scope: org, id: `ip:${ip.toLowerCase()}` });
-export const emailEntity = (org: string, email: string): EntityRef => ({ scope: org, id: `em:${digest(email.toLowerCase())}` });
-export const deviceEntity = (org: string, deviceId: string): EntityRef => ({ scope: org, id: `dv:${deviceId}` });
-export const whitelistEntity = (org: string, type: string, identifier: string): EntityRef => ({ scope: org, id: `wl:${type}:${normalizeIdentifier(type, identifier)}` });
+/**
+ * Risk state lives in a window-store scope of its own per organization, so its entities and once
+ * ids never meet the counters' entities and event ids of the same organization.
+ */
+export const riskScope = (org: string): string => `risk:${org}`;
+/** Once ids are remembered per scope, so each names its entity: one user's id on an IP is not its id on a device. */
+const onceFor = (entity: EntityRef, id: string, ttlMs: number) => ({ id: `${entity.id}/${id}`, ttlMs });
+
+export const userEntity = (org: string, userId: string): EntityRef => ({ scope: riskScope(org), id: `u:${digest(userId)}` });
+export const ipEntity = (org: string, ip: string): EntityRef => ({ scope: riskScope(org), id: `ip:${ip.toLowerCase()}` });
+export const emailEntity = (org: string, email: string): EntityRef => ({ scope: riskScope(org), id: `em:${digest(email.toLowerCase())}` });
+export const deviceEntity = (org: string, deviceId: string): EntityRef => ({ scope: riskScope(org), id: `dv:${deviceId}` });
+export const whitelistEntity = (org: string, type: string, identifier: string): EntityRef => ({ scope: riskScope(org), id: `wl:${type}:${normalizeIdentifier(type, identifier)}` });
 
 export const normalizeIdentifier = (type: string, identifier: string): string => (type === 'email' || type === 'ip' ? identifier.trim().toLowerCase() : identifier.trim());
 
@@ -183,7 +191,7 @@ export function planUpdates(k: Keys, now: number, h: History, features: SessionF
       requests.push({
         entity: user,
         updates: [add0('dc'), { kind: 'sum', series: 'nd', bucket: hour, delta: 1, floor: hour - 23 }, { kind: 'max', series: 'ndl', value: now }],
-        once: { id: `dev.${k.deviceId}`, ttlMs: SEEN_TTL_MS },
+        once: onceFor(user, `dev.${k.deviceId}`, SEEN_TTL_MS),
       });
     }
     const session: SeriesUpdate[] = [add0('sn'), add0(`h.${k.hour}`)];
@@ -197,14 +205,14 @@ export function planUpdates(k: Keys, now: number, h: History, features: SessionF
       if (k.deviceId) session.push({ kind: 'max', series: `bd.${k.deviceId}`, value: now });
     }
     plan.newSession = requests.length;
-    requests.push({ entity: user, updates: session, once: { id: `s.${k.sessionId}`, ttlMs: SEEN_TTL_MS } });
+    requests.push({ entity: user, updates: session, once: onceFor(user, `s.${k.sessionId}`, SEEN_TTL_MS) });
   }
   if (k.ip) {
     const ip = ipEntity(k.org, k.ip);
     requests.push({ entity: ip, updates: [v] });
     if (k.userId) {
       plan.newUserOnIp = requests.length;
-      requests.push({ entity: ip, updates: [{ kind: 'sum', series: 'u24', bucket: hour, delta: 1, floor: hour - 23 }], once: { id: `u.${digest(k.userId)}`, ttlMs: DAY_ONCE_MS } });
+      requests.push({ entity: ip, updates: [{ kind: 'sum', series: 'u24', bucket: hour, delta: 1, floor: hour - 23 }], once: onceFor(ip, `u.${digest(k.userId)}`, DAY_ONCE_MS) });
     }
   }
   if (k.email) requests.push({ entity: emailEntity(k.org, k.email), updates: [v] });
@@ -213,7 +221,7 @@ export function planUpdates(k: Keys, now: number, h: History, features: SessionF
     requests.push({ entity: dev, updates: [v] });
     if (k.userId) {
       plan.newUserOnDevice = requests.length;
-      requests.push({ entity: dev, updates: [add0('du')], once: { id: `u.${digest(k.userId)}`, ttlMs: SEEN_TTL_MS } });
+      requests.push({ entity: dev, updates: [add0('du')], once: onceFor(dev, `u.${digest(k.userId)}`, SEEN_TTL_MS) });
     }
   }
   return plan;

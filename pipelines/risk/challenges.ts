@@ -3,12 +3,13 @@ import type { Platform } from '../../infra/platform.js';
 import type { ChallengeIssue } from '../../schemas/http/risk.js';
 import { CODE_TTL_MS, codeHash, codeMatches, formatCode, precheck } from '../../domain/risk/challenge.js';
 import type { OtpNotifier } from '../../domain/risk/notifier.js';
+import { riskScope } from '../../domain/risk/state.js';
 import { fromClickHouseTime } from './ch-time.js';
 import { findRequest } from './requests.js';
 import { RISK_CHECKS_TOPIC, type RiskRecord } from './record.js';
 
 const USED_NAMESPACE = 'risk.challenge.used';
-export const challengeEntity = (org: string, id: string) => ({ scope: org, id: `ch:${id}` });
+export const challengeEntity = (org: string, id: string) => ({ scope: riskScope(org), id: `ch:${id}` });
 
 export interface Challenges {
   /** null when the organization has no check with the request id. */

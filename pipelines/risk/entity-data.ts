@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Platform } from '../../infra/platform.js';
-import { deviceEntity, emailEntity, ipEntity, userEntity } from '../../domain/risk/state.js';
+import { deviceEntity, emailEntity, ipEntity, riskScope, userEntity } from '../../domain/risk/state.js';
 import { challengeEntity } from './challenges.js';
 import { fromClickHouseTime } from './ch-time.js';
 import type { WhitelistStore } from './whitelist-store.js';
@@ -9,7 +9,7 @@ import type { WhitelistStore } from './whitelist-store.js';
 const ACTIVE_MS = 86_400_000;
 
 /** Marks a deleted user: records of that user created before `at` and still in the topic are dropped by the pipeline. */
-export const tombstoneEntity = (org: string, userId: string) => ({ scope: org, id: `gdpr:${createHash('sha256').update(userId).digest('hex').slice(0, 32)}` });
+export const tombstoneEntity = (org: string, userId: string) => ({ scope: riskScope(org), id: `gdpr:${createHash('sha256').update(userId).digest('hex').slice(0, 32)}` });
 /** Long enough for any record still in the topic to be consumed. */
 export const TOMBSTONE_SERIES = 'at';
 
