@@ -304,7 +304,7 @@ describe('Standard Webhooks, secret rotation and the catalogue', () => {
     const res = await fetch(`${p.url}/webhooks/event-types`);
     expect(res.status).toBe(200);
     const { data } = (await res.json()) as { data: { name: string; kind: string; schema: { required?: string[] } }[] };
-    expect(data.find((t) => t.name === 'risk.high')).toMatchObject({ kind: 'R', schema: { required: ['request_id', 'entity_id', 'score', 'outcome', 'reasons'] } });
+    expect(data.find((t) => t.name === 'risk.high')).toMatchObject({ kind: 'R', schema: { required: ['request_id', 'outcome', 'score', 'reasons'] } });
     expect(data.find((t) => t.name === 'step.started')?.kind).toBe('C');
   });
 
