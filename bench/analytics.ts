@@ -84,7 +84,7 @@ const paramsOf: Record<QueryName, (i: number) => Record<string, unknown>> = {
   topRules: (i) => ({ org_id: `org_${i % ORGS}`, ...day(i), limit: 101, offset: 0 }),
   transactionDecision: (i) => ({ org_id: `org_${(i * 7919) % ORGS}`, transaction_id: `tx${(i * 7919) % ROWS}` }),
   screeningHits: (i) => ({ org_id: `org_${i % ORGS}`, ...day(i), limit: 101, offset: 0 }),
-  entityCounters: (i) => ({ org_id: `org_${i % ORGS}`, entity_id: `u${i}` }),
+  entityCounters: (i) => ({ table: 'entity_counters', org_id: `org_${i % ORGS}`, entity_id: `u${i}` }),
   counterConfigHistory: (i) => ({ org_id: `org_${i % ORGS}`, limit: 101, offset: 0 }),
   decisionsPerMinute: (i) => day(i),
 };
