@@ -8,12 +8,11 @@
  * CPU per check, a closed-loop maximum, and the window-store bytes per user. Writes bench/results/risk.md.
  */
 import './scratch.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnBenchServer } from './bench-server.js';
 import http from 'node:http';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { startProcess } from '../app/start.js';
@@ -62,18 +61,8 @@ async function server(): Promise<void> {
   process.once('SIGTERM', () => void p.stop().then(() => process.exit(0)));
 }
 
-async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, ...env, WEIR_BENCH_SERVER: '1', PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', RISK_LISTS_DIR: LISTS },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (l) => l.startsWith('URL ') && resolve(l.slice(4)));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { url, child };
-}
+const startServer = (env: Record<string, string>) =>
+  spawnBenchServer(import.meta.url, { ...env, RATE_LIMIT_PER_MINUTE: '100000000', RISK_LISTS_DIR: LISTS });
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 function postCheck(base: string, org: string, key: string, body: unknown): Promise<void> {

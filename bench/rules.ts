@@ -8,13 +8,12 @@
  * against every request behind it) and the closed-loop maximum. Writes bench/results/rules.md.
  */
 import './scratch.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnBenchServer } from './bench-server.js';
 import http from 'node:http';
 import { once } from 'node:events';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { startProcess } from '../app/start.js';
@@ -66,20 +65,9 @@ interface Figures {
   triggeredShare: number;
 }
 
-async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  // WEIR_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
-  const profile = process.env.WEIR_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEIR_BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, ...env, WEIR_BENCH_SERVER: '1', PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (l) => l.startsWith('URL ') && resolve(l.slice(4)));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { url, child };
-}
+// WEIR_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
+const startServer = (env: Record<string, string>) =>
+  spawnBenchServer(import.meta.url, { ...env, RATE_LIMIT_PER_MINUTE: '100000000' }, process.env.WEIR_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEIR_BENCH_PROFILE}`] : []);
 
 async function call(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });

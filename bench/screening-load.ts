@@ -10,12 +10,11 @@
  * Run: `node --import tsx bench/screening-load.ts [seconds per rate = 20]`.
  */
 import './scratch.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnBenchServer } from './bench-server.js';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startProcess } from '../app/start.js';
 import { screeningService } from '../services/screening.js';
@@ -28,25 +27,11 @@ import { evalCases, ordinaryPeople } from './screening-eval/set.js';
 const RATES = [50, 100, 150];
 const KEYS = 4;
 
-async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: {
-      ...process.env,
-      WEIR_BENCH_SERVER: '1',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      SANCTIONS_DATA_DIR: REAL_LISTS_DIR!,
-      API_KEYS: Array.from({ length: KEYS }, (_, i) => `bench:bench_key_${i}:enterprise`).join(','),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+const startServer = () =>
+  spawnBenchServer(import.meta.url, {
+    SANCTIONS_DATA_DIR: REAL_LISTS_DIR!,
+    API_KEYS: Array.from({ length: KEYS }, (_, i) => `bench:bench_key_${i}:enterprise`).join(','),
   });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (l) => l.startsWith('URL ') && resolve(l.slice(4)));
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { url, child };
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 interface Answer {
