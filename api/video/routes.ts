@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
 import { compile } from '../../domain/video/compile.js';
@@ -14,9 +14,10 @@ import {
 } from '../../schemas/http/video.js';
 import { authenticate, type KeyRing } from '../http/auth.js';
 import { HttpError, notFound } from '../http/errors.js';
-import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+import { buildOpenApiDocument } from '../http/openapi.js';
 import { serviceRouter } from '../http/service-router.js';
 import { parseOr400 } from '../http/validate.js';
+import type { VideoRoute } from './route.js';
 
 export interface VideoApiDeps {
   platform: Platform;
@@ -25,7 +26,6 @@ export interface VideoApiDeps {
 
 export const VIDEO_OPENAPI_PATH = '/api/openapi.json';
 
-type Route = RouteDoc & { handle: (req: Request, res: Response) => void };
 
 const error = (description: string) => ({ description, schema: videoErrorSchema });
 const errors = { 401: error('Missing or unknown x-api-key') };
@@ -37,7 +37,7 @@ function compileFailed(diagnostics: ReturnType<typeof compile>['diagnostics']): 
   return new HttpError(400, 'compile_failed', message, { diagnostics });
 }
 
-function routes(deps: VideoApiDeps): Route[] {
+function routes(deps: VideoApiDeps): VideoRoute[] {
   return [
     {
       method: 'get',
@@ -50,6 +50,7 @@ function routes(deps: VideoApiDeps): Route[] {
       method: 'post',
       path: '/api/compile',
       summary: 'Compile a script into a render graph (no video is made)',
+      scope: 'render:write',
       description:
         'Answers the render graph with warnings; a script with errors answers 400 compile_failed with every diagnostic (level, code, message, line, column) at once. `theme` lays a theme pack over the mood; `preview` compiles for a 360p, 15 fps quick look; `variables` fill the {{name}} placeholders.',
       body: { schema: compileRequestSchema },
