@@ -5,6 +5,8 @@
 export const realInfra = {
   kafkaBrokers: process.env.WEIR_TEST_KAFKA_BROKERS,
   redisUrl: process.env.WEIR_TEST_REDIS_URL,
+  /** redis+cluster://host:port,... of a Redis Cluster (infra/scripts/redis-cluster.sh). */
+  redisClusterUrl: process.env.WEIR_TEST_REDIS_CLUSTER_URL,
   schemaRegistryUrl: process.env.WEIR_TEST_SCHEMA_REGISTRY_URL,
   clickhouseUrl: process.env.WEIR_TEST_CLICKHOUSE_URL,
 };

@@ -1,17 +1,21 @@
-import { Redis, type ChainableCommander, type Result } from 'ioredis';
-import type { ApplyRequest, EntityRef, IdState, SeriesRead, SeriesUpdate, WindowStore } from '../types.js';
+import type { Result } from 'ioredis';
+import type { ApplyRequest, EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { idDigest, idSlots } from '../event-ids.js';
-import { APPLY, CLAIM, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
-import { outageOptions } from './outage.js';
+import { APPLY, APPLY_ENTITY, CLAIM, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
+import { connectRedis, groupBySlot, parseRedisUrl, type RedisClient } from './client.js';
+import { createClusterApply } from './cluster-apply.js';
 import { down, up } from '../../health.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     weirWindowApply(numberOfKeys: number, ...keysAndArgs: (string | Buffer)[]): Result<number[], Context>;
-    weirWindowReserve(...args: (string | Buffer)[]): Result<number[], Context>;
-    weirWindowUnreserve(...args: (string | Buffer)[]): Result<number, Context>;
+    weirWindowReserve(route: string, ...args: (string | Buffer)[]): Result<number[], Context>;
+    weirWindowUnreserve(route: string, ...args: (string | Buffer)[]): Result<number, Context>;
+    weirWindowOnceBegin(route: string, ...args: (string | Buffer)[]): Result<number[], Context>;
+    weirWindowApplyEntity(numberOfKeys: number, ...keysAndArgs: (string | Buffer)[]): Result<number[], Context>;
+    weirWindowOnceCommit(route: string, ...args: (string | Buffer)[]): Result<number, Context>;
     weirWindowClaim(numberOfKeys: number, ...keysAndArgs: string[]): Result<number[], Context>;
     weirWindowRead(entityKey: string, ...args: string[]): Result<(string | null)[], Context>;
     weirWindowTakeDue(queueKey: string, leaseKey: string, ...args: string[]): Result<string[], Context>;
@@ -19,7 +23,12 @@ declare module 'ioredis' {
 }
 
 export interface RedisWindowStoreOptions {
+  /** redis://host:port, or redis+cluster://host:port,host:port for a Redis Cluster (client.ts). */
   url: string;
+  /** A Redis Cluster even with a redis:// URL (one seed node; REDIS_CLUSTER=true). */
+  cluster?: boolean;
+  /** An existing connection instead of one to `url` (tests wrap it to stop a call midway). */
+  client?: RedisClient;
   /** Prepended to every key (default 'w:'); tests use a fresh one per run. */
   keyPrefix?: string;
   /** Every apply re-arms the entity's expiry to this (default 100 days, beyond the longest window). */
@@ -38,21 +47,24 @@ const SPECIAL = /[%:{}]/;
 const esc = (s: string): string => (SPECIAL.test(s) ? s.replace(/[%:{}]/g, (c) => `%${c.charCodeAt(0).toString(16)}`) : s);
 
 /**
- * Key layout, ready for Redis Cluster: all keys of one entity carry the hash tag {scope:id}, so
- * they share one slot (this adapter, on a standalone server, groups entities per script anyway).
+ * Key layout, for one server and Redis Cluster alike: the keys of one entity carry the hash tag
+ * {scope:id}, those of an organization's ids and queues the tag {scope}; every script call touches
+ * one tag only on a cluster (cluster-apply.ts), and a queue shares its lease queue's slot.
  *   <prefix>{<scope>:<id>}               HASH of the entity's series (layout in scripts.ts)
+ *   <prefix>o:{<scope>:<id>}             HASH: digests of event ids in flight on a cluster (cluster-apply.ts)
  *   <prefix>i:{<scope>}:<L>:<slot>       meta HASH of a time slot of the scope's event ids (b, n)
  *   <prefix>i:{<scope>}:<L>:<slot>:<b>   HASH: 8-byte digest of an event id -> 0 reserved, 1 applied
- *   <prefix>{q:<scope>:<queue>}          ZSET of entity ids scored by due time
+ *   <prefix>q:{<scope>}:<queue>          ZSET of entity ids scored by due time
  *   <prefix>c:<scope>:<namespace>:<id>   intake claim; each its own slot, so claims spread
  */
 function keys(prefix: string) {
-  const entity = (e: EntityRef): string => `${prefix}{${esc(e.scope)}:${esc(e.id)}}`;
+  const tag = (e: EntityRef): string => `{${esc(e.scope)}:${esc(e.id)}}`;
   return {
-    entity,
+    entity: (e: EntityRef): string => prefix + tag(e),
+    marker: (e: EntityRef): string => `${prefix}o:${tag(e)}`,
     /** Base of the meta keys of a scope's id slots on a grid of `slotMs` (see event-ids.ts). */
     ids: (scope: string, slotMs: number): string => `${prefix}i:{${esc(scope)}}:${slotMs}:`,
-    queue: (scope: string, queue: string): string => `${prefix}{q:${esc(scope)}:${esc(queue)}}`,
+    queue: (scope: string, queue: string): string => `${prefix}q:{${esc(scope)}}:${esc(queue)}`,
     claim: (scope: string, ns: string, id: string): string => `${prefix}c:${esc(scope)}:${esc(ns)}:${esc(id)}`,
   };
 }
@@ -67,58 +79,73 @@ const APPLY_WEIGHT = 500;
 const CLAIM_CHUNK = 500;
 const weightOf = (r: ApplyRequest): number => (r.once ? 4 : 1) + r.updates.length;
 
+/** Scripts defined without numberOfKeys (client.ts connectRedis). */
+export const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity'];
+
 const ID_STATES: IdState[] = ['new', 'reserved', 'applied'];
 
 /** Two arguments per update, numbers packed (see APPLY): ioredis's cost grows with the argument count. */
-function pushUpdate(args: (string | Buffer)[], u: SeriesUpdate): void {
-  if (u.kind === 'sum') args.push(esc(u.series), `s,${u.bucket},${u.delta},${u.floor}`);
-  else args.push(esc(u.series), `m,${u.value}`);
+function pushUpdates(args: (string | Buffer)[], r: ApplyRequest): void {
+  for (const u of r.updates) {
+    if (u.kind === 'sum') args.push(esc(u.series), `s,${u.bucket},${u.delta},${u.floor}`);
+    else args.push(esc(u.series), `m,${u.value}`);
+  }
 }
 
 const readArgs = (r: SeriesRead): string[] => (r.kind === 'sum' ? ['s', esc(r.series), String(r.floor)] : ['m', esc(r.series), '']);
 
-/** Runs a pipeline and answers its replies, throwing the first command error. */
-async function run(p: ChainableCommander): Promise<unknown[]> {
-  const replies = (await p.exec()) ?? [];
-  return replies.map(([err, reply]) => {
-    if (err) throw err;
-    return reply;
-  });
-}
-
 /**
- * The Redis window store, on one standalone server. Each command is as durable as the server's
- * persistence settings make it; there is nothing to flush at close.
- * Apply and claim scripts touch keys of many entities at once, which a standalone server allows.
- * Not yet ready for Redis Cluster: an apply with an event id touches the entity's hash (tag
- * {scope:id}) and the organization's id keys (tag {scope}) in one atomic script, so a cluster
- * variant must first co-locate them (e.g. entity keys tagged by organization and shard).
+ * The Redis window store, on one server or a Redis Cluster. Each command is as durable as the
+ * servers' persistence settings make it; there is nothing to flush at close.
+ * On one server an apply script serves many entities and their ids at once. On a cluster each
+ * script call stays in one hash slot: claims are grouped by slot, and an apply runs in steps
+ * (cluster-apply.ts). In a cluster the scripts carry `#!lua` (Redis 7 flags, none set), so Redis
+ * refuses any key outside the slot of their keys, even one on the same node. Calls go out
+ * together through ioredis's auto-pipelining (per node on a cluster).
  */
 export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowStore {
   const idleTtl = String(opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS);
   checkPositive('idleTtlMs', Number(idleTtl));
   const key = keys(opts.keyPrefix ?? 'w:');
-  /** `base first last expireAt` of the id slots a call at `now` with this window searches (scripts.ts IDS). */
-  const gridArgsOf = (scope: string, ttlMs: number, now: number): string[] => {
+  const address = parseRedisUrl(opts.url, opts.cluster);
+  const cluster = address.cluster;
+  /** The id grid of a scope and window at `now` (scripts.ts IDS), and the key that routes its calls. */
+  const gridOf = (scope: string, ttlMs: number, now: number): { args: string[]; route: string } => {
     const g = idSlots(ttlMs, now);
-    return [key.ids(scope, g.slotMs), String(g.first), String(g.last), String(g.expireAt)];
+    const base = key.ids(scope, g.slotMs);
+    return { args: [base, String(g.first), String(g.last), String(g.expireAt)], route: base + String(g.last) };
   };
-  const redis = new Redis(opts.url, { enableAutoPipelining: true, ...outageOptions(opts.commandTimeoutMs ?? 1000) });
+  const redis = opts.client ?? connectRedis(address, opts.commandTimeoutMs ?? 1000, KEYS_COUNTED_AT_CALL);
   redis.on('error', (err: Error) => opts.onConnectionError?.(err));
   let closed = false;
-  redis.defineCommand('weirWindowApply', { lua: APPLY });
-  redis.defineCommand('weirWindowClaim', { lua: CLAIM });
-  redis.defineCommand('weirWindowReserve', { numberOfKeys: 0, lua: RESERVE });
-  redis.defineCommand('weirWindowUnreserve', { numberOfKeys: 0, lua: UNRESERVE });
-  redis.defineCommand('weirWindowRead', { numberOfKeys: 1, lua: READ });
-  redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 2, lua: TAKE_DUE });
+  const script = (lua: string): string => (cluster ? `#!lua\n${lua}` : lua);
+  redis.defineCommand('weirWindowApply', { lua: script(APPLY) });
+  redis.defineCommand('weirWindowClaim', { lua: script(CLAIM) });
+  redis.defineCommand('weirWindowReserve', { numberOfKeys: 1, lua: script(RESERVE) });
+  redis.defineCommand('weirWindowUnreserve', { numberOfKeys: 1, lua: script(UNRESERVE) });
+  redis.defineCommand('weirWindowRead', { numberOfKeys: 1, lua: script(READ) });
+  redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 2, lua: script(TAKE_DUE) });
+  redis.defineCommand('weirWindowOnceBegin', { numberOfKeys: 1, lua: script(ONCE_BEGIN) });
+  redis.defineCommand('weirWindowApplyEntity', { lua: script(APPLY_ENTITY) });
+  redis.defineCommand('weirWindowOnceCommit', { numberOfKeys: 1, lua: script(ONCE_COMMIT) });
+  const clusterApply = createClusterApply({
+    redis,
+    idleTtl,
+    entityKey: key.entity,
+    markerKey: key.marker,
+    grid: gridOf,
+    pushUpdates,
+    applyWeight: APPLY_WEIGHT,
+    idChunk: CLAIM_CHUNK,
+  });
 
   return {
     kind: 'redis',
     async apply(requests) {
       checkApply(requests);
+      if (cluster) return clusterApply(requests);
       const now = Date.now();
-      const p = redis.pipeline();
+      const calls: Promise<number[]>[] = [];
       for (const chunk of chunkBySize(requests, weightOf, APPLY_WEIGHT)) {
         const keyList: string[] = [];
         const grids = new Map<string, number>();
@@ -127,7 +154,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
         for (const r of chunk) {
           keyList.push(key.entity(r.entity));
           if (r.once) {
-            const g = gridArgsOf(r.entity.scope, r.once.ttlMs, now);
+            const g = gridOf(r.entity.scope, r.once.ttlMs, now).args;
             let index = grids.get(g.join(' '));
             if (index === undefined) {
               grids.set(g.join(' '), (index = grids.size + 1));
@@ -137,25 +164,23 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
           } else {
             args.push(`,${r.updates.length}`);
           }
-          for (const u of r.updates) pushUpdate(args, u);
+          pushUpdates(args, r);
         }
-        p.weirWindowApply(keyList.length, ...keyList, idleTtl, String(grids.size), ...gridArgs, ...args);
+        calls.push(redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(grids.size), ...gridArgs, ...args));
       }
-      return (await run(p)).flatMap((applied) => (applied as number[]).map((a) => a === 1));
+      return (await Promise.all(calls)).flatMap((applied) => applied.map((a) => a === 1));
     },
     async reserveIds(scope, ids, ttlMs) {
       checkPositive('reserveIds ttlMs', ttlMs);
-      const grid = gridArgsOf(scope, ttlMs, Date.now());
-      const p = redis.pipeline();
-      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) p.weirWindowReserve(...grid, ...chunk.map(idDigest));
-      return (await run(p)).flatMap((states) => (states as number[]).map((s) => ID_STATES[s]!));
+      const grid = gridOf(scope, ttlMs, Date.now());
+      const calls = chunkBySize(ids, () => 1, CLAIM_CHUNK).map((chunk) => redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest)));
+      return (await Promise.all(calls)).flatMap((states) => states.map((s) => ID_STATES[s]!));
     },
     async unreserveIds(scope, ids, ttlMs) {
       checkPositive('unreserveIds ttlMs', ttlMs);
-      const grid = gridArgsOf(scope, ttlMs, Date.now()).slice(0, 3);
-      const p = redis.pipeline();
-      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) p.weirWindowUnreserve(...grid, ...chunk.map(idDigest));
-      await run(p);
+      const grid = gridOf(scope, ttlMs, Date.now());
+      const calls = chunkBySize(ids, () => 1, CLAIM_CHUNK).map((chunk) => redis.weirWindowUnreserve(grid.route, ...grid.args.slice(0, 3), ...chunk.map(idDigest)));
+      await Promise.all(calls);
     },
     async read(entity, reads) {
       checkReads(reads);
@@ -165,14 +190,17 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     },
     async claim(scope, namespace, ids, ttlMs) {
       checkPositive('claim ttlMs', ttlMs);
-      const p = redis.pipeline();
-      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) p.weirWindowClaim(chunk.length, ...chunk.map((id) => key.claim(scope, namespace, id)), String(ttlMs));
-      return (await run(p)).flatMap((claimed) => (claimed as number[]).map((c) => c === 1));
+      const claimed = ids.map(() => false);
+      const keyed = ids.map((id, i) => ({ i, key: key.claim(scope, namespace, id) }));
+      const chunks = groupBySlot(cluster, keyed, (k) => k.key).flatMap((group) => chunkBySize(group, () => 1, CLAIM_CHUNK));
+      await Promise.all(chunks.map(async (chunk) => {
+        const answers = await redis.weirWindowClaim(chunk.length, ...chunk.map((k) => k.key), String(ttlMs));
+        chunk.forEach((k, j) => (claimed[k.i] = answers[j] === 1));
+      }));
+      return claimed;
     },
     async release(scope, namespace, ids) {
-      const p = redis.pipeline();
-      for (const id of ids) p.unlink(key.claim(scope, namespace, id));
-      await run(p);
+      await Promise.all(ids.map((id) => redis.unlink(key.claim(scope, namespace, id))));
     },
     async schedule(scope, queue, entries) {
       if (entries.length === 0) return;
@@ -192,15 +220,15 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     },
     async unschedule(scope, queue, ids) {
       if (ids.length === 0) return;
-      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) await redis.zrem(key.queue(scope, queue), ...chunk);
+      await Promise.all(chunkBySize(ids, () => 1, CLAIM_CHUNK).map((chunk) => redis.zrem(key.queue(scope, queue), ...chunk)));
     },
     async deleteEntity(entity) {
       // Event ids stay until their TTL: they guard against redelivery, and hold no entity data.
-      await redis.unlink(key.entity(entity));
+      await redis.unlink(key.entity(entity), key.marker(entity));
     },
     health() {
       if (closed) return down('closed');
-      return redis.status === 'ready' ? up : down(`not connected to Redis (${redis.status})`);
+      return redis.status === 'ready' ? up : down(`not connected to Redis${cluster ? ' Cluster' : ''} (${redis.status})`);
     },
     async close() {
       closed = true;

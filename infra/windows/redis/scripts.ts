@@ -9,7 +9,8 @@
 
 /**
  * Event ids of a scope (layout in index.ts): per time slot a meta hash and bucket hashes whose
- * fields are 8-byte digests, valued 0 (reserved by intake) or 1 (applied). Buckets stay small
+ * fields are 8-byte digests, valued 0 (reserved by intake), 1 (applied), or on a Redis Cluster
+ * `p` and 8 bytes for the moment between the steps of an apply (ONCE_BEGIN). Buckets stay small
  * listpacks (about 12 bytes an id) because their number follows the traffic: a slot holds
  * generations of buckets, `b<g>` buckets in generation g and `n<g>` ids added to it. The first
  * generation is sized from the previous slot's ids (64 a bucket); a generation that reaches 100 ids
@@ -139,15 +140,11 @@ end
 `;
 
 /**
- * Applies several requests in order, each atomically as below, all in one script (one round trip
- * and one script call for the lot). KEYS one entity hash per request. ARGV[1] idle TTL in ms,
- * ARGV[2] the number of id grids g, then g times `base first last expireAt` (see IDS); then per
- * request `<grid index or empty>,<number of updates>`, the event id's digest when there is a grid,
- * and two per update: the series, and `s,<bucket>,<delta>,<floor>` or `m,<value>`.
- * Numbers travel packed: the client pays per argument, and one string.match unpacks them.
- * Answers one number per request: 1 applied, 0 once id applied before.
+ * Updates of one entity hash: `applyUpdates(h, a, count)` applies the `count` updates whose
+ * arguments begin at ARGV[a], two per update: the series, and `s,<bucket>,<delta>,<floor>` or
+ * `m,<value>`. Numbers travel packed: the client pays per argument, and one string.match unpacks them.
  */
-export const APPLY = `${IDS}${EVICT}
+const UPDATES = `${EVICT}
 local function sum(h, s, bucketArg, delta, floorArg)
   local floor = tonumber(floorArg)
   evict(h, s, floor)
@@ -168,6 +165,27 @@ local function max(h, s, value)
   if not cur or tonumber(cur) < tonumber(value) then redis.call('HSET', h, s .. ':m', value) end
 end
 
+local function applyUpdates(h, a, count)
+  for i = a, a + 2 * (count - 1), 2 do
+    local spec = ARGV[i + 1]
+    if string.byte(spec, 1) == 115 then
+      sum(h, ARGV[i], string.match(spec, '^s,([^,]+),([^,]+),([^,]+)$'))
+    else
+      max(h, ARGV[i], string.sub(spec, 3))
+    end
+  end
+end
+`;
+
+/**
+ * Applies several requests in order, each atomically as below, all in one script (one round trip
+ * and one script call for the lot; one server only, as it touches keys of many slots). KEYS one
+ * entity hash per request. ARGV[1] idle TTL in ms, ARGV[2] the number of id grids g, then g times
+ * `base first last expireAt` (see IDS); then per request `<grid index or empty>,<number of updates>`,
+ * the event id's digest when there is a grid, and the updates (see UPDATES).
+ * Answers one number per request: 1 applied, 0 once id applied before.
+ */
+export const APPLY = `${IDS}${UPDATES}
 -- Marks the id applied; false when it already was.
 local function once(grid, d)
   local k, v = findId(grid[1], grid[2], grid[3], d)
@@ -194,16 +212,8 @@ for k = 1, #KEYS do
     a = a + 1
   end
   if applied == 1 then
-    local h = KEYS[k]
-    for i = a, a + 2 * (count - 1), 2 do
-      local spec = ARGV[i + 1]
-      if string.byte(spec, 1) == 115 then
-        sum(h, ARGV[i], string.match(spec, '^s,([^,]+),([^,]+),([^,]+)$'))
-      else
-        max(h, ARGV[i], string.sub(spec, 3))
-      end
-    end
-    redis.call('PEXPIRE', h, ARGV[1])
+    applyUpdates(KEYS[k], a, count)
+    redis.call('PEXPIRE', KEYS[k], ARGV[1])
   end
   out[k] = applied
   a = a + 2 * count
@@ -212,8 +222,84 @@ return out
 `;
 
 /**
- * ARGV `base first last expireAt` (one grid, see IDS), then digests. Reserves the absent ids;
- * answers per id 0 new (reserved now), 1 reserved before, 2 applied.
+ * Redis Cluster, step 1 of an apply with event ids (protocol in cluster-apply.ts), in the slot of
+ * one scope's ids. KEYS[1] the newest slot's meta key (it routes the call; every id key shares its
+ * hash tag). ARGV `base first last expireAt` (one grid), then pairs: digest, owner (8 bytes naming
+ * the entity). An id absent or reserved becomes `p` .. owner (being applied to that entity); answers
+ * per pair 1 go on (the id is this owner's now, or was already), 0 applied before or taken by
+ * another entity.
+ */
+export const ONCE_BEGIN = `${IDS}
+local base, first, last, expireAt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local out = {}
+for i = 5, #ARGV, 2 do
+  local d, mine = ARGV[i], 'p' .. ARGV[i + 1]
+  local k, v = findId(base, first, last, d)
+  if v == '1' or (v and v ~= '0' and v ~= mine) then
+    out[#out + 1] = 0
+  else
+    if not k then addId(base, last, expireAt, d, mine)
+    elseif v ~= mine then redis.call('HSET', k, string.sub(d, 5, 12), mine) end
+    out[#out + 1] = 1
+  end
+end
+return out
+`;
+
+/**
+ * Redis Cluster, step 2: updates of entities that share one slot. KEYS per request its entity
+ * hash, then its marker hash when it has an event id. ARGV[1] idle TTL in ms, then per request
+ * `<expiry of the id or empty>,<number of updates>`, the digest when there is an expiry, and the
+ * updates (see UPDATES). The marker (digest -> 1, kept until the id's expiry at most) makes a
+ * repeated step a no-op. Answers per request 1 applied, 0 applied before.
+ */
+export const APPLY_ENTITY = `${UPDATES}
+local out, a, k = {}, 2, 1
+while a <= #ARGV do
+  local expireAt, count = string.match(ARGV[a], '^([^,]*),(%d+)$')
+  count = tonumber(count)
+  a = a + 1
+  local h = KEYS[k]
+  k = k + 1
+  local applied = 1
+  if expireAt ~= '' then
+    local m = KEYS[k]
+    k = k + 1
+    if redis.call('HSETNX', m, ARGV[a], '1') == 0 then
+      applied = 0
+    elseif redis.call('PEXPIRETIME', m) < tonumber(expireAt) then
+      redis.call('PEXPIREAT', m, expireAt)
+    end
+    a = a + 1
+  end
+  if applied == 1 then
+    applyUpdates(h, a, count)
+    redis.call('PEXPIRE', h, ARGV[1])
+  end
+  out[#out + 1] = applied
+  a = a + 2 * count
+end
+return out
+`;
+
+/**
+ * Redis Cluster, step 3: marks ids applied. KEYS[1] and ARGV `base first last expireAt` as
+ * ONCE_BEGIN, then digests. An id no longer found (its slot expired meanwhile) is added applied.
+ */
+export const ONCE_COMMIT = `${IDS}
+local base, first, last, expireAt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+for i = 5, #ARGV do
+  local k, v = findId(base, first, last, ARGV[i])
+  if not k then addId(base, last, expireAt, ARGV[i], '1')
+  elseif v ~= '1' then redis.call('HSET', k, string.sub(ARGV[i], 5, 12), '1') end
+end
+return 0
+`;
+
+/**
+ * KEYS[1] the newest slot's meta key (routing, as ONCE_BEGIN); ARGV `base first last expireAt`
+ * (one grid, see IDS), then digests. Reserves the absent ids; answers per id 0 new (reserved now),
+ * 1 reserved before (or being applied: ONCE_BEGIN), 2 applied.
  */
 export const RESERVE = `${IDS}
 local base, first, last, expireAt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -230,7 +316,7 @@ end
 return out
 `;
 
-/** ARGV `base first last`, then digests: removes the ids still only reserved. */
+/** KEYS[1] routing (as RESERVE); ARGV `base first last`, then digests: removes the ids still only reserved. */
 export const UNRESERVE = `${IDS}
 local base, first, last = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 for i = 4, #ARGV do
