@@ -40,6 +40,7 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
     ? failFastOnOutage(
         createRedisWindowStore({
           url: config.REDIS_URL,
+          cluster: config.REDIS_CLUSTER,
           commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
           // ioredis reports each failed reconnection (at most every 2 s); requests see their own errors.
           onConnectionError: (err) => log.warn({ err, adapter: 'redis' }, 'redis connection error'),

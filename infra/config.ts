@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiKeysSchema } from './api-keys.js';
+import { parseRedisUrl } from './windows/redis/url.js';
 
 /** Every environment variable Weir reads, declared once and validated at start-up (CONTRACTS.md sections 1, 2). */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -34,7 +35,19 @@ export const envSchema = z.object({
   KAFKA_CLIENT_ID: z.string().default('weir'),
   KAFKA_PARTITIONS_CONCURRENTLY: positiveInt.default(6),
   SCHEMA_REGISTRY_URL: z.url().optional(),
-  REDIS_URL: z.url().optional(),
+  /** redis://host:port[/db], or redis+cluster://host:port,host:port (seeds of a Redis Cluster). */
+  REDIS_URL: z
+    .string()
+    .superRefine((url, ctx) => {
+      try {
+        parseRedisUrl(url);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
+    .optional(),
+  /** REDIS_URL names a seed node of a Redis Cluster (the same as a redis+cluster:// URL). */
+  REDIS_CLUSTER: bool.default(false),
   REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(1000),
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().default('default'),

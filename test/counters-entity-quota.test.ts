@@ -6,11 +6,13 @@ import { createMemoryWindowStore } from '../infra/windows/memory/index.js';
 import { createRedisWindowStore } from '../infra/windows/redis/index.js';
 import type { WindowStore } from '../infra/windows/types.js';
 import { realInfra, shouldRun } from './support/infra.js';
+import { clusterAdmin } from './support/redis-cluster.js';
 
 const keyPrefix = `test:${randomUUID()}:`;
 const stores: [string, boolean, () => Promise<WindowStore> | WindowStore][] = [
   ['memory', true, () => createMemoryWindowStore({})],
   ['redis', shouldRun('redisUrl'), () => createRedisWindowStore({ url: realInfra.redisUrl ?? '', keyPrefix })],
+  ['Redis Cluster', shouldRun('redisClusterUrl'), () => createRedisWindowStore({ url: realInfra.redisClusterUrl ?? '', keyPrefix })],
 ];
 
 // Claims live 100 days: remove what the Redis run left.
@@ -19,6 +21,12 @@ afterAll(async () => {
   const admin = new Redis(realInfra.redisUrl ?? '');
   const leftovers = await admin.keys(`${keyPrefix}*`);
   if (leftovers.length > 0) await admin.unlink(...leftovers);
+  await admin.quit();
+});
+afterAll(async () => {
+  if (!shouldRun('redisClusterUrl')) return;
+  const admin = clusterAdmin(realInfra.redisClusterUrl ?? '');
+  await admin.unlinkAll(keyPrefix);
   await admin.quit();
 });
 

@@ -84,6 +84,9 @@ sharedWindowsCases('the memory window store', () => createMemoryWindowStore());
 describe.runIf(shouldRun('redisUrl'))('redis', () => {
   sharedWindowsCases('Redis', async () => createRedisWindowStore({ url: requireAddress('redisUrl'), keyPrefix: `test:${randomUUID()}:`, idleTtlMs: 120_000 }));
 });
+describe.runIf(shouldRun('redisClusterUrl'))('redis cluster', () => {
+  sharedWindowsCases('a Redis Cluster', async () => createRedisWindowStore({ url: requireAddress('redisClusterUrl'), keyPrefix: `test:${randomUUID()}:`, idleTtlMs: 120_000 }));
+});
 
 describe('SharedWindows when the store fails', () => {
   it('keeps counting in process and sends the counts once the store answers again', async () => {

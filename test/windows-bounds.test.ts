@@ -13,6 +13,7 @@ import { realInfra, shouldRun } from './support/infra.js';
 const stores: [string, boolean, () => WindowStore | Promise<WindowStore>][] = [
   ['memory', true, () => createMemoryWindowStore({})],
   ['redis', shouldRun('redisUrl'), () => createRedisWindowStore({ url: realInfra.redisUrl ?? '', keyPrefix: `test:${randomUUID()}:` })],
+  ['Redis Cluster', shouldRun('redisClusterUrl'), () => createRedisWindowStore({ url: realInfra.redisClusterUrl ?? '', keyPrefix: `test:${randomUUID()}:` })],
 ];
 
 describe.each(stores)('%s window store: bounded sums', (_name, run, make) => {

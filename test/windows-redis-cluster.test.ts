@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS_COUNTED_AT_CALL, createRedisWindowStore } from '../infra/windows/redis/index.js';
-import { connectRedis, parseRedisUrl, type RedisClient } from '../infra/windows/redis/client.js';
+import { connectRedis, type RedisClient } from '../infra/windows/redis/client.js';
+import { parseRedisUrl } from '../infra/windows/redis/url.js';
 import type { ApplyRequest, WindowStore } from '../infra/windows/types.js';
 import { windowStoreContract } from './contracts/windows.js';
 import { requireAddress, shouldRun } from './support/infra.js';
+import { clusterAdmin, type ClusterAdmin } from './support/redis-cluster.js';
 
 /**
  * The window store on a real Redis Cluster of three masters (infra/scripts/redis-cluster.sh): the
@@ -15,21 +16,17 @@ import { requireAddress, shouldRun } from './support/infra.js';
 describe.runIf(shouldRun('redisClusterUrl'))('redis window store on a Redis Cluster', () => {
   const runPrefix = `test:${randomUUID()}:`;
   let url: string;
-  let admin: Cluster;
+  let cluster: ClusterAdmin;
   let stores = 0;
-
-  /** Keys of a prefix on every master (KEYS is per node on a cluster). */
-  const keysOf = async (prefix: string): Promise<string[]> =>
-    (await Promise.all(admin.nodes('master').map((n) => n.keys(`${prefix}*`)))).flat().sort();
+  const keysOf = (prefix: string): Promise<string[]> => cluster.keys(`${prefix}*`);
 
   beforeAll(() => {
     url = requireAddress('redisClusterUrl');
-    admin = new Cluster(parseRedisUrl(url).nodes);
+    cluster = clusterAdmin(url);
   });
   afterAll(async () => {
-    const leftovers = await keysOf(runPrefix);
-    await Promise.all(leftovers.map((k) => admin.unlink(k)));
-    await admin.quit();
+    await cluster.unlinkAll(runPrefix);
+    await cluster.quit();
   });
 
   windowStoreContract('redis cluster', async (opts) => createRedisWindowStore({ url, keyPrefix: `${runPrefix}${++stores}:`, ...opts }));
@@ -88,7 +85,7 @@ describe.runIf(shouldRun('redisClusterUrl'))('redis window store on a Redis Clus
           // id was marked applied (the redelivery then stops at the id) expires with the id.
           const markers = (await keysOf(keyPrefix)).filter((k) => k.startsWith(`${keyPrefix}o:`));
           if (command !== 'hdel') expect(markers).toEqual([]);
-          else expect(await admin.pexpiretime(markers[0]!)).toBeGreaterThan(Date.now() + ttlMs);
+          else expect(await cluster.client.pexpiretime(markers[0]!)).toBeGreaterThan(Date.now() + ttlMs);
         } finally {
           await store.close();
         }
@@ -118,13 +115,13 @@ describe.runIf(shouldRun('redisClusterUrl'))('redis window store on a Redis Clus
       expect(applied.every(Boolean)).toBe(true);
       const keys = await keysOf(keyPrefix);
       const buckets = keys.filter((k) => /^.*i:\{acme\}:\d+:\d+:\d+:\d+$/.test(k));
-      const fields = (await Promise.all(buckets.map((k) => admin.hlen(k)))).reduce((a, b) => a + b, 0);
+      const fields = (await Promise.all(buckets.map((k) => cluster.client.hlen(k)))).reduce((a, b) => a + b, 0);
       expect(fields).toBe(n);
-      const values = new Set((await Promise.all(buckets.map((k) => admin.hvals(k)))).flat());
+      const values = new Set((await Promise.all(buckets.map((k) => cluster.client.hvals(k)))).flat());
       expect(values).toEqual(new Set(['1']));
       // Entities and ids only: the markers of the steps are gone.
       expect(keys.filter((k) => !k.startsWith(`${keyPrefix}i:`) && !k.startsWith(`${keyPrefix}{acme:`))).toEqual([]);
-      const perMaster = await Promise.all(admin.nodes('master').map((node) => node.keys(`${keyPrefix}{acme:*`)));
+      const perMaster = await Promise.all(cluster.client.nodes('master').map((node) => node.keys(`${keyPrefix}{acme:*`)));
       expect(perMaster.every((k) => k.length > 0)).toBe(true);
     } finally {
       await store.close();

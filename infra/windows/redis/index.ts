@@ -4,7 +4,8 @@ import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { idDigest, idSlots } from '../event-ids.js';
 import { APPLY, APPLY_ENTITY, CLAIM, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
-import { connectRedis, groupBySlot, parseRedisUrl, type RedisClient } from './client.js';
+import { connectRedis, groupBySlot, type RedisClient } from './client.js';
+import { parseRedisUrl } from './url.js';
 import { createClusterApply } from './cluster-apply.js';
 import { down, up } from '../../health.js';
 
