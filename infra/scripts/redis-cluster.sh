@@ -66,6 +66,7 @@ start() {
   for_each_server start_server
   # A server that already knows the others (a half-made earlier start) must not be joined again.
   if [[ "$(redis-cli -p "${PORTS[0]}" cluster info | grep -c '^cluster_known_nodes:3')" == 0 ]]; then
+    # shellcheck disable=SC2046 # one argument per node
     redis-cli --cluster create $(printf '127.0.0.1:%s ' "${PORTS[@]}") --cluster-replicas 0 --cluster-yes >&2
   fi
   for _ in $(seq 1 100); do
