@@ -3,6 +3,8 @@ import { tokenSimilarity } from './similarity.js';
 /** A name ready for comparison: tokens with their phonetic keys and rarity weights (computed once). */
 export interface PreparedName {
   tokens: string[];
+  /** Each token as written (folded, before canonical spelling). */
+  spellings: string[];
   keys: string[][];
   weights: number[];
   /** The same name read with glued breaks joined (`Vla!dimir`), screened alongside it. */
@@ -36,7 +38,7 @@ export function align(q: PreparedName, c: PreparedName): Alignment {
   const cells: [number, number, number][] = [];
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
-      const s = tokenSimilarity(q.tokens[i]!, c.tokens[j]!, q.keys[i]!, c.keys[j]!);
+      const s = tokenSimilarity(q.tokens[i]!, c.tokens[j]!, q.keys[i]!, c.keys[j]!, q.spellings[i], c.spellings[j]);
       if (s > 0) cells.push([i, j, s]);
     }
   }

@@ -1,5 +1,5 @@
-import { nameTokens, nearStopToken, rejoinedTokens, skeleton } from './normalize.js';
-import { phoneticKeys, tokenSimilarity } from './similarity.js';
+import { canonical, nameWords, nearStopToken, rejoinedTokens, skeleton, type NameWords } from './normalize.js';
+import { phoneticKeys, slipValue, tokenSimilarity } from './similarity.js';
 import { align, type Alignment, type PreparedName } from './align.js';
 
 /**
@@ -11,8 +11,8 @@ import { align, type Alignment, type PreparedName } from './align.js';
 
 export interface IndexInput {
   text: string;
-  /** `nameTokens(text)`, when the caller already has them. */
-  tokens?: string[];
+  /** `nameWords(text)`, when the caller already has them. */
+  words?: NameWords;
   /** What the name belongs to (an entity or a relationship mention); names of one ref compete. */
   ref: number;
 }
@@ -98,12 +98,15 @@ export class NameIndex {
   static async build(inputs: IndexInput[], pause: Pause = noPause): Promise<NameIndex> {
     const index = new NameIndex(inputs);
     const nameTokenIds: number[][] = [];
+    const nameSpellings: string[][] = [];
     const postingLists: number[][] = [];
     for (let nameId = 0; nameId < inputs.length; nameId++) {
       const input = inputs[nameId]!;
       index.refs[nameId] = input.ref;
-      const ids = (input.tokens ?? nameTokens(input.text)).map((t) => index.intern(t, postingLists));
+      const words = input.words ?? nameWords(input.text);
+      const ids = words.tokens.map((t) => index.intern(t, postingLists));
       nameTokenIds.push(ids);
+      nameSpellings.push(words.spellings);
       for (const id of new Set(ids)) postingLists[id]!.push(nameId);
       if (nameId % CHUNK === CHUNK - 1) await pause();
     }
@@ -116,8 +119,8 @@ export class NameIndex {
     index.minIdf = index.idf.reduce((a, b) => Math.min(a, b), index.maxIdf);
     index.postings = postingLists.map((l) => Int32Array.from(l));
     await pause();
-    for (const ids of nameTokenIds) {
-      index.names.push({ tokens: ids.map((id) => index.tokenText[id]!), keys: ids.map((id) => index.tokenKeys[id]!), weights: ids.map((id) => index.idf[id]!) });
+    for (const [n, ids] of nameTokenIds.entries()) {
+      index.names.push({ tokens: ids.map((id) => index.tokenText[id]!), spellings: nameSpellings[n]!, keys: ids.map((id) => index.tokenKeys[id]!), weights: ids.map((id) => index.idf[id]!) });
     }
     index.totals = Float64Array.from(index.names, (n) => n.weights.reduce((a, b) => a + b, 0));
     return index;
@@ -152,13 +155,13 @@ export class NameIndex {
 
   /** Prepares a query name against this index's rarity weights. */
   prepare(text: string): PreparedName {
-    const prepared = this.weigh(nameTokens(text));
+    const prepared = this.weigh(nameWords(text));
     const rejoined = rejoinedTokens(text, (t) => this.vocab.has(t));
     if (rejoined) prepared.alternative = this.weigh(rejoined);
     return prepared;
   }
 
-  private weigh(tokens: string[]): PreparedName {
+  private weigh({ tokens, spellings }: NameWords): PreparedName {
     const keys = tokens.map(phoneticKeys);
     // A word the lists never use weighs like the commonest word when it is a slip of a legal form
     // or title (`JOSC`, `GPBH`) or a number, which in a name the lists never spell says nothing of
@@ -168,14 +171,14 @@ export class NameIndex {
       const exact = this.vocab.get(t);
       if (exact !== undefined) return this.idf[exact]!;
       if (/^\d+$/.test(t) || nearStopToken(t)) return this.minIdf;
-      const near = this.expand(t, keys[i]!)[0]?.[0];
+      const near = this.expand(t, keys[i]!, spellings[i]!)[0]?.[0];
       return near !== undefined ? this.idf[near]! : this.maxIdf;
     });
-    return { tokens, keys, weights };
+    return { tokens, spellings, keys, weights };
   }
 
-  /** Vocabulary tokens close to `q` with their similarity, best first. */
-  private expand(q: string, qKeys: string[]): [number, number][] {
+  /** Vocabulary tokens close to `q` (written `written`) with their similarity, best first. */
+  private expand(q: string, qKeys: string[], written: string): [number, number][] {
     const found = new Map<number, number>();
     const consider = (id: number) => {
       if (found.has(id)) return;
@@ -185,6 +188,19 @@ export class NameIndex {
     if (exact !== undefined) found.set(exact, 1);
     if (q.length >= MIN_FUZZY_LENGTH - 1) {
       for (const key of [q, ...deletes(q)]) for (const id of idsOf(this.byDelete.get(key))) consider(id);
+    }
+    // A slip in the written word that canonical spelling turns into two edits (`Kghodr`, `Hesonx`)
+    // or hides (`Slaa` is `sla`): the written word, or it less one letter as written or spelled
+    // canonically, is a listed token or one of its deletes.
+    if (written.length >= MIN_FUZZY_LENGTH - 1) {
+      const keys = new Set([written, ...deletes(written).flatMap((d) => [d, canonical(d)])]);
+      keys.delete(q);
+      for (const key of keys) {
+        for (const id of idsOf(this.byDelete.get(key))) {
+          consider(id);
+          found.set(id, Math.max(found.get(id)!, slipValue(written, this.tokenText[id]!)));
+        }
+      }
     }
     for (const k of qKeys) {
       const ids = idsOf(k.length >= 2 ? this.bySound.get(k) : undefined);
@@ -218,7 +234,7 @@ export class NameIndex {
     const base = this.stampSeq;
     query.tokens.forEach((q, i) => {
       const mark = base + i + 1;
-      for (const [id, sim] of this.expand(q, query.keys[i]!)) {
+      for (const [id, sim] of this.expand(q, query.keys[i]!, query.spellings[i]!)) {
         // A near spelling votes with the query word's weight: a common word does not gain weight
         // by resembling a rare one.
         const vote = sim * Math.min(query.weights[i]!, this.idf[id]!);

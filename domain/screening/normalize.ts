@@ -208,20 +208,39 @@ function identityToken(t: string): string | null {
   return c;
 }
 
-/** The identity-bearing tokens of folded words, in canonical spelling; never empty when a word has letters or digits. */
-function identityTokens(all: readonly string[]): string[] {
+/**
+ * The identity-bearing tokens of a name in canonical spelling, and each as it was written (folded).
+ * A slip of the keyboard is one edit of the written word, but canonical spelling can make it two
+ * or hide it (`Xmahmud` is `ksmahmud`, `Kghodr` is `kghodr` against `hodr`): similarity checks
+ * one edit on both.
+ */
+export interface NameWords {
+  tokens: string[];
+  spellings: string[];
+}
+
+/** The identity-bearing tokens of folded words; never empty when a word has letters or digits. */
+function identityTokens(all: readonly string[]): NameWords {
   const words = all.length > 2 ? withoutFormPhrases(all) : all;
-  const kept: string[] = [];
+  const tokens: string[] = [];
+  const spellings: string[] = [];
   for (const t of words) {
     const c = identityToken(t);
-    if (c !== null) kept.push(c);
+    if (c === null) continue;
+    tokens.push(c);
+    spellings.push(t);
   }
-  return kept.length > 0 ? kept : words.map(canonical);
+  return tokens.length > 0 ? { tokens, spellings } : { tokens: words.map(canonical), spellings: [...words] };
+}
+
+/** The identity-bearing tokens of a name with their written spellings; never empty for a name with letters or digits. */
+export function nameWords(text: string): NameWords {
+  return identityTokens(foldName(text).split(' ').filter(Boolean));
 }
 
 /** The identity-bearing tokens of a name, in canonical spelling; never empty for a name with letters or digits. */
 export function nameTokens(text: string): string[] {
-  return identityTokens(foldName(text).split(' ').filter(Boolean));
+  return nameWords(text).tokens;
 }
 
 /** Glued parts joined at most: a word broken up three times. */
@@ -233,7 +252,7 @@ const MAX_JOIN = 4;
  * look-alike letters read by look (`РUТIN` in Cyrillic). The caller screens both readings:
  * `Abu-Bakr` may be listed as `ABU BAKR` or as `ABUBAKR`, and `Рахор` may be a Russian name.
  */
-export function rejoinedTokens(text: string, known: (token: string) => boolean): string[] | null {
+export function rejoinedTokens(text: string, known: (token: string) => boolean): NameWords | null {
   const marked = foldMarked(text, true);
   let changed = !PRINTABLE_ASCII.test(text) && marked !== foldMarked(text);
   if (!marked.includes(GLUE)) return changed ? identityTokens(marked.split(' ')) : null;

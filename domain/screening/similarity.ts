@@ -68,7 +68,7 @@ export const TOKEN_FLOOR = 0.85;
  * vowel-less query token (an Arabic or Hebrew transliteration) has the candidate's consonants,
  * and an initial against the name it abbreviates. Scores under TOKEN_FLOOR count as no match.
  */
-export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], cKeys: readonly string[]): number {
+export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], cKeys: readonly string[], qWritten = q, cWritten = c): number {
   if (q === c) return 1;
   // An initial agrees with a name but says little: it counts, below what any spelled name earns.
   if (q.length === 1 || c.length === 1) return q[0] === c[0] ? 0.6 : 0;
@@ -83,15 +83,25 @@ export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], 
   if (s < 0.86 && s >= 0.8 && q[0] === c[0] && q.length >= 4 && c.length >= 4 && qKeys.some((k) => k.length >= 2 && cKeys.includes(k))) s = 0.86;
   if (s < 0.88 && q.length >= 3 && !VOWEL.test(q) && skeleton(q) === skeleton(c)) s = 0.88;
   // One slip of the keyboard (a letter changed, dropped, added, or two swapped, the first too) is
-  // worth what it leaves of the word: 0.85 in a 4-letter name, 0.95 in a 12-letter one.
+  // worth what it leaves of the word: 0.85 in a 4-letter name, 0.95 in a 12-letter one. The slip
+  // is made in the word as written, which canonical spelling may have turned into two edits.
+  s = Math.max(s, oneSlip(q, c), oneSlip(qWritten, cWritten));
   if (Math.min(q.length, c.length) >= 3 && Math.max(q.length, c.length) >= 4) {
-    const byLength = 1 - EDIT_COST / Math.max(q.length, c.length);
-    if (s < byLength && withinOneEdit(q, c)) s = byLength;
     // Canonical spelling can make one slip two edits (`xmahmud` is `ksmahmud`): long words bear two.
     const twice = 1 - (2 * EDIT_COST) / Math.max(q.length, c.length);
     if (s < twice && Math.min(q.length, c.length) >= 7 && withinTwoEdits(q, c)) s = twice;
   }
   return s >= TOKEN_FLOOR ? s : 0;
+}
+
+/** What a and b are worth as one slip of each other (see tokenSimilarity), or 0 when they are not. */
+export function slipValue(a: string, b: string): number {
+  return Math.min(a.length, b.length) >= 3 && Math.max(a.length, b.length) >= 4 ? 1 - EDIT_COST / Math.max(a.length, b.length) : 0;
+}
+
+function oneSlip(a: string, b: string): number {
+  const value = slipValue(a, b);
+  return value > 0 && withinOneEdit(a, b) ? value : 0;
 }
 
 /** Optimal string alignment distance of a and b is at most 2 (a swap of neighbours counts one). */

@@ -1,4 +1,4 @@
-import { nameTokens } from './normalize.js';
+import { nameWords } from './normalize.js';
 import { NameIndex, type IndexInput, type Pause } from './index.js';
 import { RelationshipGraph } from './graph.js';
 import { Parties } from './parties.js';
@@ -49,12 +49,12 @@ export async function buildSnapshot(
     if (ref % 2000 === 1999) await pause();
     const keys: string[] = [];
     for (const n of e.names) {
-      const tokens = nameTokens(n.name);
-      const key = [...tokens].sort().join(' ');
+      const words = nameWords(n.name);
+      const key = [...words.tokens].sort().join(' ');
       if (n === e.names[0]) primaryKeys[ref] = key;
       if (!key || keys.includes(key)) continue;
       keys.push(key);
-      inputs.push({ text: n.name, tokens, ref });
+      inputs.push({ text: n.name, words, ref });
     }
     nameKeys.push(keys);
   }
