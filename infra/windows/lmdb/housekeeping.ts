@@ -2,21 +2,22 @@ import type { Key, RootDatabase } from 'lmdb';
 import { KEYSPACES } from './keys.js';
 
 /**
- * Expiry for the LMDB window store, in slices: each slice reads at most SLICE keys (a few
- * milliseconds on the event loop) and deletes what expired in one write transaction, whose commit
- * runs on lmdb's write thread; the next slice starts after that commit. Other calls interleave
- * between slices, so a sweep over millions of ids or entities never holds the process.
+ * Expiry for the LMDB window store, in slices: each slice reads keys for at most SLICE_MS on the
+ * event loop (memory-mapped reads, about a microsecond a key), then queues the removal of what
+ * expired as plain `remove` calls, which lmdb executes and commits on its write thread, not in a
+ * transaction callback on the loop; the next slice starts once they are committed. Other calls
+ * interleave between slices, so a sweep over millions of ids or entities never holds the process.
  * - id slots whose expiry passed are deleted whole, slot by slot (every interval);
  * - entities idle longer than the idle TTL, and leases whose expiry passed (at most hourly).
  */
-const SLICE = 2_000;
+const SLICE_KEYS = 5_000;
+const SLICE_MS = 4;
 const FULL_SWEEP_MS = 3_600_000;
 
 export interface HousekeeperDeps {
   db: RootDatabase;
   idleTtlMs: number;
   intervalMs: number;
-  write: (body: () => void) => Promise<void>;
 }
 
 export function createHousekeeper(deps: HousekeeperDeps) {
@@ -24,29 +25,37 @@ export function createHousekeeper(deps: HousekeeperDeps) {
   let stopping = false;
   let lastFullSweep = -Infinity;
 
-  /** Deletes the keys of [start, end) that `expired` picks, a slice at a time. */
-  async function sweepRange(start: Key[], end: Key[], expired: (key: Key, value: unknown) => boolean): Promise<number> {
+  /**
+   * Deletes the keys of [start, end) that `expired` picks (every key without it), a slice at a
+   * time; the range is read without a long-lived snapshot so freed pages can be reused meanwhile.
+   */
+  async function sweepRange(start: Key[], end: Key[], expired?: (value: unknown) => boolean): Promise<number> {
     let from: Key = start;
     let removed = 0;
     for (;;) {
       if (stopping) return removed;
-      const doomed: Key[] = [];
+      const sliceEnd = performance.now() + SLICE_MS;
       let last: Key | undefined;
       let seen = 0;
-      for (const { key, value } of db.getRange({ start: from, end, limit: SLICE + 1 })) {
-        if (seen++ === SLICE) break;
+      let done = true;
+      let removal: Promise<boolean> | undefined;
+      const range = expired
+        ? db.getRange({ start: from, end, limit: SLICE_KEYS, snapshot: false })
+        : db.getKeys({ start: from, end, limit: SLICE_KEYS, snapshot: false }).map((key) => ({ key, value: undefined }));
+      for (const { key, value } of range) {
         last = key;
-        if (expired(key, value)) doomed.push(key);
+        if (!expired || expired(value)) {
+          removal = db.remove(key);
+          removed++;
+        }
+        if (++seen === SLICE_KEYS || performance.now() > sliceEnd) {
+          done = false;
+          break;
+        }
       }
-      if (doomed.length > 0) {
-        await deps.write(() => {
-          for (const k of doomed) void db.remove(k);
-        });
-        removed += doomed.length;
-      } else {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      if (last === undefined || seen <= SLICE) return removed;
+      if (removal) await removal;
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+      if (done || last === undefined) return removed;
       from = [...(last as Key[]), ''];
     }
   }
@@ -57,16 +66,16 @@ export function createHousekeeper(deps: HousekeeperDeps) {
     const slots = [...db.getRange({ start: [KEYSPACES.idSlot], end: [KEYSPACES.due] })].filter(({ value }) => (value as number) <= now);
     for (const { key } of slots) {
       const [, scope, slotMs, slot] = key as [string, string, number, number];
-      removed += await sweepRange([KEYSPACES.id, scope, slotMs, slot], [KEYSPACES.id, scope, slotMs, slot + 1], () => true);
+      removed += await sweepRange([KEYSPACES.id, scope, slotMs, slot], [KEYSPACES.id, scope, slotMs, slot + 1]);
       if (stopping) return removed;
-      await deps.write(() => void db.remove(key));
+      await db.remove(key);
     }
     // Entities and leases are read whole to find the expired ones: once an hour is enough for an
     // idle TTL of days (reads already treat idle entities as gone).
     if (now - lastFullSweep < FULL_SWEEP_MS) return removed;
     lastFullSweep = now;
-    removed += await sweepRange([KEYSPACES.entity], [KEYSPACES.entity, '\uffff'], (_, v) => now - (v as { t: number }).t > deps.idleTtlMs);
-    removed += await sweepRange([KEYSPACES.lease], [KEYSPACES.lease, '\uffff'], (_, v) => (v as number) <= now);
+    removed += await sweepRange([KEYSPACES.entity], [KEYSPACES.entity, '\uffff'], (v) => now - (v as { t: number }).t > deps.idleTtlMs);
+    removed += await sweepRange([KEYSPACES.lease], [KEYSPACES.lease, '\uffff'], (v) => (v as number) <= now);
     return removed;
   }
 

@@ -107,7 +107,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
 
   const digestOf = (id: string): string => idDigest(id).toString('base64url');
 
-  const housekeeper = createHousekeeper({ db, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000, write: (body) => write(body) });
+  const housekeeper = createHousekeeper({ db, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000 });
 
   return {
     kind: 'lmdb',
