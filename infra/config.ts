@@ -59,9 +59,9 @@ export const envSchema = z.object({
   BLOBS_DIR: z.string().min(1).optional(),
   /** Video renders one worker process runs at once (ffmpeg processes). */
   RENDER_CONCURRENCY: positiveInt.default(1),
-  /** x264 preset of renders: faster presets trade file size for speed. */
-  RENDER_PRESET: z.enum(['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium']).default('veryfast'),
-  RENDER_CRF: z.coerce.number().int().min(0).max(51).default(20),
+  /** x264 preset of renders: faster presets trade file size for speed (ultrafast renders 1080p faster than real time on 2 cores; bench/video-render.ts). */
+  RENDER_PRESET: z.enum(['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium']).default('ultrafast'),
+  RENDER_CRF: z.coerce.number().int().min(0).max(51).default(23),
   /** ffmpeg threads per render; 0 lets ffmpeg use every core. */
   RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   /** A render whose ffmpeg encodes nothing for this long is stopped and fails (an input ffmpeg cannot read can hang it). */

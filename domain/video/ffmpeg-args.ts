@@ -25,7 +25,7 @@ export interface EncodeOptions {
   threads: number;
 }
 
-export const DEFAULT_ENCODE: EncodeOptions = { crf: 20, preset: 'veryfast', audioBitrate: '192k', threads: 0 };
+export const DEFAULT_ENCODE: EncodeOptions = { crf: 23, preset: 'ultrafast', audioBitrate: '192k', threads: 0 };
 const SAMPLE_RATE = 48_000;
 
 export class MissingAssetError extends Error {
