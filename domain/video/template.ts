@@ -55,7 +55,7 @@ export function fillVariables(template: Pick<Template, 'variables'>, given: Read
       continue;
     }
     if (typeof value !== v.type || (v.type === 'number' && !Number.isFinite(value))) {
-      issues.push({ variable: v.name, message: `must be a ${v.type}, got ${typeOf(value)}` });
+      issues.push({ variable: v.name, message: `must be a ${v.type === 'number' ? 'finite number' : v.type}, got ${typeOf(value)}` });
       continue;
     }
     values[v.name] = value as VariableValue;
