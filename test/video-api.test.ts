@@ -134,7 +134,11 @@ describe('credentials', () => {
 describe('OpenAPI document', () => {
   it('is served without credentials and documents every route the router serves, from the zod schemas', async () => {
     const { doc } = await fetchOpenApi(`${p.url}/api/openapi.json`);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/compile', '/api/health', '/api/moods', '/api/moods/{name}', '/api/openapi.json']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/assets', '/api/compile', '/api/health', '/api/moods', '/api/moods/{name}', '/api/openapi.json', '/api/queue', '/api/render', '/api/render/file',
+      '/api/render/template', '/api/render/{id}', '/api/templates', '/api/templates/{name}', '/api/video/{id}', '/assets/{id}',
+    ]);
+    expect((doc.paths['/assets/{id}']?.get as { security?: unknown }).security).toEqual([]);
     expect(await undocumentedRoutes(p.url, doc, { name: 'calm' }, { 'x-api-key': 'key_a' })).toEqual([]);
     expect(doc.paths['/api/compile']?.post?.requestBody?.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CompileRequest' });
     expect(doc.components?.schemas?.CompileRequest).toMatchObject({ required: ['source'] });

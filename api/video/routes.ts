@@ -1,109 +1,34 @@
 import type { Router } from 'express';
-import { z } from 'zod';
-import type { Platform } from '../../infra/platform.js';
-import { compile } from '../../domain/video/compile.js';
-import { closest } from '../../domain/video/diagnostics.js';
-import { BUILT_IN_MOODS, MOOD_ALIASES, MOODS, moodNames, resolveMood } from '../../domain/video/moods.js';
-import {
-  compileRequestSchema,
-  compileResponseSchema,
-  healthSchema,
-  moodListSchema,
-  resolvedMoodSchema,
-  videoErrorSchema,
-} from '../../schemas/http/video.js';
-import { authenticate, type KeyRing } from '../http/auth.js';
-import { HttpError, notFound } from '../http/errors.js';
+import { videoErrorSchema } from '../../schemas/http/video.js';
+import { authenticate } from '../http/auth.js';
 import { buildOpenApiDocument } from '../http/openapi.js';
 import { serviceRouter } from '../http/service-router.js';
-import { parseOr400 } from '../http/validate.js';
+import { assetRoutes } from './assets.js';
+import { compileRoutes } from './compile.js';
+import type { VideoApiDeps } from './deps.js';
+import { renderRoutes } from './render.js';
 import type { VideoRoute } from './route.js';
+import { templateRoutes } from './templates.js';
 
-export interface VideoApiDeps {
-  platform: Platform;
-  keys: KeyRing;
-}
+export type { VideoApiDeps } from './deps.js';
 
 export const VIDEO_OPENAPI_PATH = '/api/openapi.json';
 
-
-const error = (description: string) => ({ description, schema: videoErrorSchema });
-const errors = { 401: error('Missing or unknown x-api-key') };
-
-function compileFailed(diagnostics: ReturnType<typeof compile>['diagnostics']): HttpError {
-  const count = diagnostics.filter((d) => d.level === 'error').length;
-  const first = diagnostics.find((d) => d.level === 'error')!;
-  const message = `the script has ${count} error${count === 1 ? '' : 's'}; the first, at line ${first.line} column ${first.column}: ${first.message}`;
-  return new HttpError(400, 'compile_failed', message, { diagnostics });
-}
-
-function routes(deps: VideoApiDeps): VideoRoute[] {
-  return [
-    {
-      method: 'get',
-      path: '/api/health',
-      summary: 'Health, as seen with a credential',
-      responses: { 200: { description: 'Up', schema: healthSchema }, ...errors },
-      handle: (req, res) => void res.json({ status: 'ok', timestamp: new Date(deps.platform.clock.now()).toISOString(), orgId: req.principal!.orgId }),
-    },
-    {
-      method: 'post',
-      path: '/api/compile',
-      summary: 'Compile a script into a render graph (no video is made)',
-      scope: 'render:write',
-      description:
-        'Answers the render graph with warnings; a script with errors answers 400 compile_failed with every diagnostic (level, code, message, line, column) at once. `theme` lays a theme pack over the mood; `preview` compiles for a 360p, 15 fps quick look; `variables` fill the {{name}} placeholders.',
-      body: { schema: compileRequestSchema },
-      responses: {
-        200: { description: 'The render graph and any warnings', schema: compileResponseSchema },
-        400: error('compile_failed (diagnostics in the body) or validation_error (the request body itself is wrong)'),
-        ...errors,
-      },
-      handle: (req, res) => {
-        const body = parseOr400(compileRequestSchema, req.body, 'compile request');
-        const result = compile(body.source, { variables: body.variables, theme: body.theme, preview: body.preview });
-        if (!result.ok) throw compileFailed(result.diagnostics);
-        res.json({ renderGraph: result.renderGraph, diagnostics: result.diagnostics });
-      },
-    },
-    {
-      method: 'get',
-      path: '/api/moods',
-      summary: 'The built-in moods with their full profiles, and the aliases',
-      responses: { 200: { description: 'Moods and aliases', schema: moodListSchema }, ...errors },
-      handle: (_req, res) => void res.json({ moods: BUILT_IN_MOODS.map((m) => MOODS[m]), aliases: MOOD_ALIASES }),
-    },
-    {
-      method: 'get',
-      path: '/api/moods/:name',
-      summary: 'One mood, or the built-in an alias resolves to',
-      params: z.object({ name: z.string() }),
-      responses: { 200: { description: 'The resolved profile', schema: resolvedMoodSchema }, ...errors, 404: error('Neither a built-in mood nor an alias') },
-      handle: (req, res) => {
-        const name = String(req.params.name);
-        const m = resolveMood(name);
-        if (!m) {
-          const near = closest(name, moodNames());
-          throw notFound(`${name} is not a mood or an alias${near ? `; did you mean ${near}?` : ''}; GET /api/moods lists them`);
-        }
-        res.json({ name: m.requested, alias: m.alias, resolvesTo: m.profile.name, profile: m.profile });
-      },
-    },
-  ];
-}
+/** Every area's routes, in the order the OpenAPI document lists them. */
+const areas: ((deps: VideoApiDeps) => VideoRoute[])[] = [compileRoutes, renderRoutes, templateRoutes, assetRoutes];
 
 /**
- * The video production service's HTTP routes built so far: compile and moods. The organization
- * comes from the credential alone (CONTRACTS.md section 2); `x-org-id` is ignored.
+ * The video production service's HTTP routes. The organization comes from the credential alone
+ * (CONTRACTS.md section 2); `x-org-id` is ignored. Routes marked `authenticated: false` are public.
  */
 export function videoRouter(deps: VideoApiDeps): Router {
-  const list = routes(deps);
+  const list = areas.flatMap((area) => area(deps));
   const document = buildOpenApiDocument(
     {
       title: 'Weir video production',
-      version: '0.1.0',
+      version: '0.2.0',
       description:
-        'Script compiler and moods (Document 2). Every error answers {status, error, message, request_id}; a compile failure adds diagnostics. Rendering, templates, documents, assets, principals and bearer tokens are not built yet.',
+        'Script compiler, moods, rendering to MP4 (jobs on a queue served by render workers), templates and assets (Document 2). Every error answers {status, error, message, request_id}; a compile failure adds diagnostics.',
       securityHeaders: ['x-api-key'],
       tooLarge: videoErrorSchema,
       edgeRateLimit: true,
@@ -111,10 +36,17 @@ export function videoRouter(deps: VideoApiDeps): Router {
     [...list, { method: 'get', path: VIDEO_OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } }],
   );
   return serviceRouter(
-    { style: 'standard', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: ['/api/health', '/api/compile', '/api/moods', VIDEO_OPENAPI_PATH] },
+    {
+      style: 'standard',
+      bodyLimit: deps.platform.config.BODY_LIMIT,
+      prefixes: ['/api/health', '/api/compile', '/api/moods', '/api/render', '/api/video', '/api/queue', '/api/templates', '/api/assets', '/assets', VIDEO_OPENAPI_PATH],
+    },
     (r) => {
       r.get(VIDEO_OPENAPI_PATH, (_req, res) => void res.json(document));
-      for (const route of list) r[route.method](route.path, authenticate(deps.keys), (req, res) => route.handle(req, res));
+      for (const route of list) {
+        if (route.authenticated === false) r[route.method](route.path, (req, res) => route.handle(req, res));
+        else r[route.method](route.path, authenticate(deps.keys), (req, res) => route.handle(req, res));
+      }
     },
   );
 }
