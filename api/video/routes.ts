@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
 import { compile } from '../../domain/video/compile.js';
@@ -12,12 +12,18 @@ import {
   resolvedMoodSchema,
   videoErrorSchema,
 } from '../../schemas/http/video.js';
-import { authenticate, type KeyRing } from '../http/auth.js';
+import type { KeyRing } from '../http/auth.js';
 import { HttpError, notFound } from '../http/errors.js';
-import { buildOpenApiDocument } from '../http/openapi.js';
+import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
 import { serviceRouter } from '../http/service-router.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoRoute } from './route.js';
+import { videoAuth } from './auth/index.js';
+import { principalRoutes } from './auth/principal-routes.js';
+import { oauthRoutes } from './auth/oauth-routes.js';
+import { demoRoutes } from './auth/demo-routes.js';
+import { mcpRoutes } from './mcp/routes.js';
+import { compileTool } from './mcp/tools.js';
 
 export interface VideoApiDeps {
   platform: Platform;
@@ -28,7 +34,7 @@ export const VIDEO_OPENAPI_PATH = '/api/openapi.json';
 
 
 const error = (description: string) => ({ description, schema: videoErrorSchema });
-const errors = { 401: error('Missing or unknown x-api-key') };
+const errors = { 401: error('Missing, unknown or disabled x-api-key, or an expired or bad bearer token'), 403: error('The credential lacks the scope the route needs') };
 
 function compileFailed(diagnostics: ReturnType<typeof compile>['diagnostics']): HttpError {
   const count = diagnostics.filter((d) => d.level === 'error').length;
@@ -92,29 +98,50 @@ function routes(deps: VideoApiDeps): VideoRoute[] {
   ];
 }
 
+/** The route's scope and whether it is public, as the OpenAPI document marks them. */
+const documented = (r: RouteDoc & { scope?: string }): RouteDoc => ({
+  ...r,
+  extensions: { ...r.extensions, 'x-public': r.authenticated === false, ...(r.scope ? { 'x-required-scope': r.scope } : {}) },
+});
+
 /**
- * The video production service's HTTP routes built so far: compile and moods. The organization
- * comes from the credential alone (CONTRACTS.md section 2); `x-org-id` is ignored.
+ * The video production service's HTTP routes. Every protected route goes through the one
+ * credential resolver (auth/resolver.ts): x-api-key or a bearer token, the route's scope; the
+ * organization comes from the credential alone (CONTRACTS.md section 2), `x-org-id` is ignored.
  */
 export function videoRouter(deps: VideoApiDeps): Router {
-  const list = routes(deps);
+  const { platform } = deps;
+  const auth = videoAuth(platform, deps.keys);
+  const list = [
+    ...routes(deps),
+    ...principalRoutes(auth),
+    ...oauthRoutes(auth),
+    ...mcpRoutes([compileTool]),
+    ...demoRoutes({ minter: auth.minter, origins: platform.config.VIDEO_DEMO_ORIGINS, orgId: platform.config.VIDEO_DEMO_ORG }),
+  ];
   const document = buildOpenApiDocument(
     {
       title: 'Weir video production',
       version: '0.1.0',
       description:
-        'Script compiler and moods (Document 2). Every error answers {status, error, message, request_id}; a compile failure adds diagnostics. Rendering, templates, documents, assets, principals and bearer tokens are not built yet.',
+        'Script compiler, moods, principals, bearer tokens, OAuth client credentials and the MCP agent transport (Document 2). Protected routes take x-api-key or Authorization: Bearer; `x-required-scope` names the scope a route needs and `x-public` marks routes without a credential. Every error answers {status, error, message, request_id} (the OAuth token endpoint answers RFC 6749 errors); a compile failure adds diagnostics.',
       securityHeaders: ['x-api-key'],
       tooLarge: videoErrorSchema,
       edgeRateLimit: true,
+      bearer: true,
     },
-    [...list, { method: 'get', path: VIDEO_OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } }],
+    [...list, { method: 'get' as const, path: VIDEO_OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } }].map(documented),
   );
-  return serviceRouter(
-    { style: 'standard', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: ['/api/health', '/api/compile', '/api/moods', VIDEO_OPENAPI_PATH] },
-    (r) => {
-      r.get(VIDEO_OPENAPI_PATH, (_req, res) => void res.json(document));
-      for (const route of list) r[route.method](route.path, authenticate(deps.keys), (req, res) => route.handle(req, res));
-    },
-  );
+  const prefixes = [...new Set([...list.map((r) => r.path.split('/:')[0]!), VIDEO_OPENAPI_PATH])];
+  const form = express.urlencoded({ extended: false, limit: platform.config.BODY_LIMIT });
+  return serviceRouter({ style: 'standard', bodyLimit: platform.config.BODY_LIMIT, prefixes }, (r) => {
+    r.get(VIDEO_OPENAPI_PATH, (_req, res) => void res.json(document));
+    for (const route of list) {
+      const guards = [
+        ...(route.body?.contentType === 'application/x-www-form-urlencoded' ? [form] : []),
+        ...(route.authenticated === false ? [] : [auth.resolver.guard({ scope: route.scope, apiKeyOnly: route.apiKeyOnly })]),
+      ];
+      r[route.method](route.path, ...guards, (req, res) => route.handle(req, res));
+    }
+  });
 }
