@@ -150,6 +150,7 @@ describe('OpenAPI document', () => {
       '/api/session-token',
       '/demo',
       '/demo/session',
+      '/oauth/authorize',
       '/oauth/token',
     ]);
     expect(await undocumentedRoutes(p.url, doc, { name: 'calm' }, { 'x-api-key': 'key_a' })).toEqual([]);

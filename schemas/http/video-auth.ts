@@ -81,7 +81,7 @@ export const oauthTokenSchema = z
 
 export const oauthErrorSchema = z
   .object({
-    error: z.enum(['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope', 'server_error']),
+    error: z.enum(['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope', 'unsupported_response_type', 'server_error']),
     error_description: z.string(),
   })
   .meta({ id: 'OAuthError', description: 'RFC 6749 section 5.2' });
@@ -99,6 +99,7 @@ export const protectedResourceMetadataSchema = z
 export const authorizationServerMetadataSchema = z
   .object({
     issuer: z.string(),
+    authorization_endpoint: z.string().meta({ description: 'Present because MCP clients require it; it refuses every request (client credentials only)' }),
     token_endpoint: z.string(),
     grant_types_supported: z.array(z.string()),
     token_endpoint_auth_methods_supported: z.array(z.string()),

@@ -23,7 +23,7 @@ import type { PrincipalStore } from './principal-store.js';
 export const MCP_PATH = '/api/mcp';
 const baseOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
-type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'server_error';
+type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'unsupported_response_type' | 'server_error';
 const oauthError = (res: Response, status: number, error: OAuthErrorCode, description: string) => {
   res.setHeader('Cache-Control', 'no-store');
   res.status(status).json({ error, error_description: description });
@@ -79,6 +79,7 @@ export function oauthRoutes(deps: { principals: PrincipalStore; minter: TokenMin
         const base = baseOf(req);
         res.json({
           issuer: base,
+          authorization_endpoint: `${base}/oauth/authorize`,
           token_endpoint: `${base}/oauth/token`,
           grant_types_supported: ['client_credentials'],
           token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
@@ -86,6 +87,15 @@ export function oauthRoutes(deps: { principals: PrincipalStore; minter: TokenMin
           response_types_supported: [],
         });
       },
+    },
+    {
+      method: 'get',
+      path: '/oauth/authorize',
+      summary: 'Authorization endpoint: refuses every request (tokens come from client credentials only)',
+      description: 'Listed in the authorization server metadata because MCP clients require one; interactive onboarding is a separate workflow.',
+      authenticated: false,
+      responses: { 400: { description: 'unsupported_response_type', schema: oauthErrorSchema } },
+      handle: (_req, res) => oauthError(res, 400, 'unsupported_response_type', 'this server issues tokens by client credentials only: POST /oauth/token'),
     },
     {
       method: 'post',

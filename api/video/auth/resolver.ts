@@ -7,6 +7,7 @@ import { forbidden, HttpError, unauthorized } from '../../http/errors.js';
 import type { RequestWindows } from '../../http/rate-limit.js';
 import type { BearerTokens } from './bearer-token.js';
 import type { PrincipalStore } from './principal-store.js';
+import { MCP_PATH } from './oauth-routes.js';
 
 /**
  * The one credential resolver of the video service's protected routes. `x-api-key` is a deployment
@@ -35,9 +36,11 @@ export const scopesOf = (p: Principal): readonly VideoScope[] => (p.scopes as re
 /** The id a deployment key goes by as a principal: a prefix of its digest, never the key. */
 export const deploymentPrincipalId = (key: string): string => `key_${keyDigest(key).toString('hex', 0, 8)}`;
 
-/** Where an OAuth client finds how to get a token for this resource (RFC 9728 section 5.1). */
-const challenge = (req: Request) =>
-  `Bearer realm="weir-video", resource_metadata="${req.protocol}://${req.get('host')}/.well-known/oauth-protected-resource"`;
+/** Where an OAuth client finds how to get a token for this resource (RFC 9728 section 5.1); the agent route has metadata of its own. */
+const challenge = (req: Request) => {
+  const resource = req.path.startsWith(MCP_PATH) ? MCP_PATH : '';
+  return `Bearer realm="weir-video", resource_metadata="${req.protocol}://${req.get('host')}/.well-known/oauth-protected-resource${resource}"`;
+};
 
 export function credentialResolver(deps: {
   keys: KeyRing;

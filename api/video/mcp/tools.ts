@@ -24,7 +24,8 @@ export const compileTool: AgentTool = {
   name: 'compile',
   description: 'Compile a video script into a render graph; answers the graph and its diagnostics (errors with line and column when it does not compile). Makes no video.',
   scope: 'render:write',
-  input: compileRequestSchema,
+  // The same fields without the schema's OpenAPI id, which would turn the tool's input schema into a $ref.
+  input: z.strictObject(compileRequestSchema.shape),
   async run(_caller, args) {
     const body = compileRequestSchema.parse(args);
     const result = compile(body.source, { variables: body.variables, theme: body.theme, preview: body.preview });
