@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { compile } from '../../../domain/video/compile.js';
 import type { VideoScope } from '../../../domain/video/scopes.js';
+import type { RenderJob, RenderJobs, SubmitRejection, Templates } from '../../../pipelines/video/ports.js';
 import { compileRequestSchema } from '../../../schemas/http/video.js';
 import type { Principal } from '../../http/auth.js';
 
@@ -32,3 +33,78 @@ export const compileTool: AgentTool = {
     return result.ok ? { ok: true, renderGraph: result.renderGraph, diagnostics: result.diagnostics } : { ok: false, diagnostics: result.diagnostics };
   },
 };
+
+const { source, theme, preview, variables } = compileRequestSchema.shape;
+
+function rejected(r: SubmitRejection): ToolError {
+  switch (r.kind) {
+    case 'compile_failed':
+      return new ToolError(`the script does not compile: ${JSON.stringify(r.diagnostics)}`);
+    case 'template_not_found':
+      return new ToolError(`no template named ${r.name}; the templates tool lists them`);
+    case 'invalid_variables':
+      return new ToolError(`bad variables: ${r.issues.map((i) => `${i.variable} ${i.message}`).join('; ')}`);
+  }
+}
+
+const presentJob = (job: RenderJob) => ({ jobId: job.jobId, status: job.status, progress: job.progress, output: job.output, errors: job.errors });
+
+function renderTool(jobs: RenderJobs): AgentTool {
+  const input = z.strictObject({
+    source: source.optional(),
+    template: z.string().min(1).optional().meta({ description: 'Name of a saved template to render instead of a source' }),
+    theme,
+    preview,
+    variables,
+  });
+  return {
+    name: 'render',
+    description: 'Queue a render of a script (source) or of a saved template (template and its variables) to an MP4; answers the job. Follow it with the status tool.',
+    scope: 'render:write',
+    input,
+    async run(caller, args) {
+      const a = input.parse(args);
+      if ((a.source === undefined) === (a.template === undefined)) throw new ToolError('give exactly one of source or template');
+      const opts = { theme: a.theme, preview: a.preview, variables: a.variables };
+      const r = a.source !== undefined ? await jobs.submitSource(caller.orgId, { source: a.source, ...opts }) : await jobs.submitTemplate(caller.orgId, { template: a.template!, ...opts });
+      if (!r.ok) throw rejected(r.rejection);
+      return presentJob(r.job);
+    },
+  };
+}
+
+function statusTool(jobs: RenderJobs): AgentTool {
+  const input = z.strictObject({ jobId: z.string().min(1) });
+  return {
+    name: 'status',
+    description: "A render job's status (queued, rendering, complete, failed), its progress from 0 to 1, the output (url, duration, size) when complete and the errors when failed.",
+    scope: 'render:read',
+    input,
+    async run(caller, args) {
+      const { jobId } = input.parse(args);
+      const job = await jobs.get(caller.orgId, jobId);
+      if (!job) throw new ToolError(`no render job ${jobId} in this organization`);
+      return presentJob(job);
+    },
+  };
+}
+
+function templatesTool(templates: Templates): AgentTool {
+  const input = z.strictObject({ name: z.string().min(1).optional().meta({ description: 'A template to read in full; without it, the list' }) });
+  return {
+    name: 'templates',
+    description: "Without a name, the organization's templates (name, description, version, variables); with one, that template in full, its script included.",
+    scope: 'templates:read',
+    input,
+    async run(caller, args) {
+      const { name } = input.parse(args);
+      if (name === undefined) return { templates: (await templates.list(caller.orgId)).map(({ source: _source, ...summary }) => summary) };
+      const t = await templates.get(caller.orgId, name);
+      if (!t) throw new ToolError(`no template named ${name}`);
+      return t;
+    },
+  };
+}
+
+/** Every agent tool, over the service's render jobs and templates. */
+export const agentTools = (deps: { jobs: RenderJobs; templates: Templates }): AgentTool[] => [compileTool, renderTool(deps.jobs), statusTool(deps.jobs), templatesTool(deps.templates)];
