@@ -367,3 +367,24 @@ describe('rate limits', () => {
     }
   });
 });
+
+describe('OpenAPI document', () => {
+  it('names both auth schemes, marks public routes, the API-key-only routes and each route scope', async () => {
+    const doc = (await (await fetch(`${p.url}/api/openapi.json`)).json()) as Body;
+    expect(doc.components.securitySchemes).toEqual({
+      XApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    });
+    const op = (path: string, method: string) => doc.paths[path][method];
+    expect(op('/api/compile', 'post')).toMatchObject({ security: [{ XApiKey: [] }, { BearerAuth: [] }], 'x-required-scope': 'render:write', 'x-public': false });
+    for (const [path, method] of [['/api/principals', 'get'], ['/api/principals', 'post'], ['/api/principals/{id}', 'delete']]) {
+      expect(op(path!, method!).security, `${method} ${path}`).toEqual([{ XApiKey: [] }]);
+    }
+    for (const [path, method] of [['/oauth/token', 'post'], ['/.well-known/oauth-authorization-server', 'get'], ['/demo/session', 'post']]) {
+      expect(op(path!, method!), `${method} ${path}`).toMatchObject({ security: [], 'x-public': true });
+    }
+    expect(op('/oauth/token', 'post').requestBody.content).toHaveProperty('application/x-www-form-urlencoded');
+    expect(op('/api/session-token', 'post').requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SessionTokenRequest' });
+    expect(doc.components.schemas.Principal.required).toEqual(expect.arrayContaining(['id', 'orgId', 'type', 'name', 'scopes', 'disabled', 'createdAt']));
+  });
+});
