@@ -53,7 +53,7 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
     database: config.CLICKHOUSE_DATABASE,
     chdbPath: chdbPathOf(config),
   });
-  const blobs = createFsBlobStore(path.join(dataDir, 'blobs'));
+  const blobs = createFsBlobStore(config.BLOBS_DIR ? path.resolve(config.BLOBS_DIR) : path.join(dataDir, 'blobs'));
   log.info({ bus: bus.kind, windows: windows.kind, analytics: config.CLICKHOUSE_URL ? 'clickhouse-server' : 'chdb', dataDir }, 'platform ready');
   return { config, log, metrics, clock, bus, codec, windows, analytics, blobs };
 }

@@ -55,6 +55,19 @@ export const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(15000),
   TRANSACTION_TRACE: bool.default(false),
   OTP_DEV_ECHO: bool.default(false),
+  /** Blob store root (assets, rendered videos); default `<DATA_DIR>/blobs`. Processes that share it share blobs. */
+  BLOBS_DIR: z.string().min(1).optional(),
+  /** Video renders one worker process runs at once (ffmpeg processes). */
+  RENDER_CONCURRENCY: positiveInt.default(1),
+  /** x264 preset of renders: faster presets trade file size for speed. */
+  RENDER_PRESET: z.enum(['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium']).default('veryfast'),
+  RENDER_CRF: z.coerce.number().int().min(0).max(51).default(20),
+  /** ffmpeg threads per render; 0 lets ffmpeg use every core. */
+  RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /** Topic of render jobs; its status events go to `<RENDER_TOPIC>.status`. Another name isolates deployments sharing a Kafka cluster. */
+  RENDER_TOPIC: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name').default('render.jobs'),
+  /** Largest asset upload (POST /api/assets), bytes; larger answers 413. */
+  ASSET_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   RISK_LISTS_DIR: z.string().default('./data/risk-lists'),
   RISK_LISTS_RELOAD_CRON: z.string().default('17 * * * *'),
   RISK_HIGH_RISK_COUNTRIES: csv.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'each entry must be an ISO 3166-1 alpha-2 code in upper case'))).default(['KP', 'IR', 'MM']),

@@ -1,17 +1,70 @@
-import type { ServiceModule } from './types.js';
+import type { Platform } from '../infra/platform.js';
+import { servesHttp, type ServiceModule } from './types.js';
 import { videoRouter } from '../api/video/routes.js';
 import { principalsMigration } from '../api/video/auth/principal-store.js';
+import { createAssetStore, type AssetStore } from '../pipelines/video/assets.js';
+import { createJobStore, jobStoreMigration, type JobStore } from '../pipelines/video/job-store.js';
+import type { RenderJobs, Templates } from '../pipelines/video/ports.js';
+import { createRenderJobs } from '../pipelines/video/render-jobs.js';
+import { startStatusRecorder } from '../pipelines/video/status-recorder.js';
+import { createTemplateStore, templateStoreMigration } from '../pipelines/video/template-store.js';
+import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
+import { startRenderWorker } from '../pipelines/video/worker.js';
+
+export interface VideoParts {
+  jobs: RenderJobs;
+  templates: Templates;
+  assets: AssetStore;
+  store: JobStore;
+}
+
+/** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
+const parts = new WeakMap<Platform, VideoParts>();
+export function videoParts(platform: Platform): VideoParts {
+  let p = parts.get(platform);
+  if (!p) {
+    const store = createJobStore(platform.analytics, platform.clock);
+    const templates = createTemplateStore(platform.analytics, platform.clock);
+    const assets = createAssetStore(platform.blobs, () => platform.clock.now());
+    const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
+    p = { jobs, templates, assets, store };
+    parts.set(platform, p);
+  }
+  return p;
+}
 
 /**
- * Video production (Document 2), part 1: the script compiler and moods over HTTP, database-backed
- * principals (table `video_principals`), bearer tokens, OAuth client credentials and the MCP agent
- * transport.
+ * Video production (Document 2): compiler, moods, templates, assets, rendering, and credentials
+ * (database principals in `video_principals`, bearer tokens, OAuth, the MCP transport). Renders are
+ * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
+ * report on `<topic>.status`, which every process serving HTTP records in its job store.
  */
 export const videoService: ServiceModule = {
   name: 'video',
-  topics: [],
-  migrations: [principalsMigration],
-  async create({ platform, keys }) {
-    return { router: videoRouter({ platform, keys }) };
+  topics: renderTopics(DEFAULT_RENDER_TOPIC),
+  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration],
+  async create({ platform, keys, role }) {
+    const config = platform.config;
+    if (config.RENDER_TOPIC !== DEFAULT_RENDER_TOPIC) await platform.bus.ensureTopics(renderTopics(config.RENDER_TOPIC));
+    const p = videoParts(platform);
+    const recorder = servesHttp(role) ? await startStatusRecorder(platform, p.store, config.RENDER_TOPIC) : undefined;
+    return {
+      router: videoRouter({ platform, keys, ...p }),
+      workers: [
+        {
+          role: 'render',
+          name: 'video.render',
+          start: () =>
+            startRenderWorker({
+              platform,
+              assets: p.assets,
+              topic: config.RENDER_TOPIC,
+              concurrency: config.RENDER_CONCURRENCY,
+              encode: { preset: config.RENDER_PRESET, crf: config.RENDER_CRF, threads: config.RENDER_THREADS },
+            }),
+        },
+      ],
+      close: async () => recorder?.stop(),
+    };
   },
 };

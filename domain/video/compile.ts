@@ -1,5 +1,5 @@
 import { fillText, type Variables } from './args.js';
-import type { FilmAst, LayerAst, SceneAst } from './ast.js';
+import type { Aspect, FilmAst, LayerAst, SceneAst } from './ast.js';
 import { Diagnostics, type Diagnostic, type Position } from './diagnostics.js';
 import { countWords, frameSize, wrap } from './layout.js';
 import { DEFAULT_MOOD, MOODS, resolveMood, type MoodProfile, type Palette, type TypeFace } from './moods.js';
@@ -12,6 +12,8 @@ export interface CompileOptions {
   theme?: ThemeName;
   /** Render small (360p) and at 15 frames a second at most, for a quick look. */
   preview?: boolean;
+  /** Used when the script does not set them (a template's defaults); the mood a built-in or an alias. */
+  defaults?: { mood?: string; aspect?: Aspect };
 }
 
 export type CompileResult = { ok: true; renderGraph: RenderGraph; diagnostics: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
@@ -59,11 +61,13 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
     diags.error(START, 'no-scenes', 'a film needs at least one scene: scene "<name>" <duration>');
     return null;
   }
-  const resolved = film.mood ? resolveMood(film.mood.name) : null;
+  const moodName = film.mood?.name ?? options.defaults?.mood;
+  const resolved = moodName ? resolveMood(moodName) : null;
   const mood = resolved?.profile ?? MOODS[DEFAULT_MOOD];
   const style = styleOf(mood, options.theme);
   const preview = options.preview === true;
-  const { width, height } = frameSize(film.aspect?.value ?? '16:9', preview ? PREVIEW_SHORT_SIDE : (film.resolution?.value ?? DEFAULT_SHORT_SIDE));
+  const aspect = film.aspect?.value ?? options.defaults?.aspect ?? '16:9';
+  const { width, height } = frameSize(aspect, preview ? PREVIEW_SHORT_SIDE : (film.resolution?.value ?? DEFAULT_SHORT_SIDE));
   const fps = Math.min(film.fps?.value ?? DEFAULT_FPS, preview ? PREVIEW_MAX_FPS : Infinity);
   const used = { assets: new Set<string>() };
   const fill: Filler = (t) => {
@@ -110,7 +114,7 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
       mood: mood.name,
       ...(resolved?.alias ? { moodAlias: resolved.requested } : {}),
       ...(options.theme ? { theme: options.theme } : {}),
-      aspect: film.aspect?.value ?? '16:9',
+      aspect,
       width,
       height,
       fps,

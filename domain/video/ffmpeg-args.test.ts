@@ -76,7 +76,8 @@ describe('ffmpeg arguments', () => {
     expect(chains.at(-1)).toBe("[af0]amix=inputs=1:normalize=0:duration=\\'longest\\',apad=whole_dur=5,atrim=duration=5[aout]");
     expect(args.slice(args.indexOf('-c:v'))).toEqual([
       '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-r', '30',
-      '-c:a', 'aac', '-b:a', '192k', '-ar', '48000', '-t', '5', '-movflags', '+faststart', '-progress', 'pipe:1', '-nostats', '-y', '/out/film.mp4',
+      '-c:a', 'aac', '-b:a', '192k', '-ar', '48000', '-t', '5', '-movflags', '+faststart',
+      '-threads', '0', '-filter_complex_threads', '0', '-progress', 'pipe:1', '-nostats', '-y', '/out/film.mp4',
     ]);
   });
 

@@ -13,15 +13,19 @@ export interface AssetFile {
   kind: 'image' | 'video' | 'audio';
 }
 
+export const X264_PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'] as const;
+
 export interface EncodeOptions {
   /** x264 constant rate factor: lower is better and bigger. */
   crf: number;
   /** x264 preset: faster presets trade size for speed. */
-  preset: 'ultrafast' | 'superfast' | 'veryfast' | 'faster' | 'fast' | 'medium';
+  preset: (typeof X264_PRESETS)[number];
   audioBitrate: string;
+  /** Encoder and filter threads; 0 lets ffmpeg choose (one per core). */
+  threads: number;
 }
 
-export const DEFAULT_ENCODE: EncodeOptions = { crf: 20, preset: 'veryfast', audioBitrate: '192k' };
+export const DEFAULT_ENCODE: EncodeOptions = { crf: 20, preset: 'veryfast', audioBitrate: '192k', threads: 0 };
 const SAMPLE_RATE = 48_000;
 
 export class MissingAssetError extends Error {
@@ -50,17 +54,22 @@ function filter(name: string, options: Record<string, string | number>): string 
 const fmt = (n: number): string => String(Math.round(n * 1000) / 1000);
 const hex = (color: string) => `0x${color.slice(1)}`;
 
+/** One input file with the options that go before its `-i`. */
+export interface InputFile {
+  path: string;
+  options: string[];
+}
+
 class Inputs {
-  readonly args: string[] = [];
-  private count = 0;
+  readonly list: InputFile[] = [];
 
   constructor(private readonly assets: Readonly<Record<string, AssetFile>>) {}
 
   add(assetId: string, kinds: AssetFile['kind'][], wanted: string, before: (a: AssetFile) => string[]): { index: number; file: AssetFile } {
     const file = Object.hasOwn(this.assets, assetId) ? this.assets[assetId] : undefined;
     if (!file || !kinds.includes(file.kind)) throw new MissingAssetError(assetId, wanted);
-    this.args.push(...before(file), '-i', file.path);
-    return { index: this.count++, file };
+    this.list.push({ path: file.path, options: before(file) });
+    return { index: this.list.length - 1, file };
   }
 }
 
@@ -150,7 +159,11 @@ function audioChain(source: string, a: AudioNode, name: string, chains: string[]
 export interface FfmpegInvocation {
   /** Everything after `ffmpeg`, ready for spawn (no shell). */
   args: string[];
+  /** The same in parts, for a command builder: inputs, the filter graph, the options of the output. */
+  inputs: InputFile[];
   filterGraph: string;
+  outputOptions: string[];
+  output: string;
 }
 
 export function ffmpegArgs(graph: RenderGraph, opts: { assets: Readonly<Record<string, AssetFile>>; output: string; encode?: Partial<EncodeOptions> }): FfmpegInvocation {
@@ -180,43 +193,20 @@ export function ffmpegArgs(graph: RenderGraph, opts: { assets: Readonly<Record<s
   else chains.push(`${audio.join('')}${filter('amix', { inputs: audio.length, normalize: 0, duration: 'longest' })},${pad}`);
 
   const filterGraph = chains.join(';');
+  // Global options (progress, threads) may stand among the output's: ffmpeg reads them anywhere.
+  const outputOptions = [
+    '-map', video, '-map', '[aout]',
+    '-c:v', 'libx264', '-preset', encode.preset, '-crf', String(encode.crf), '-pix_fmt', 'yuv420p', '-r', String(graph.film.fps),
+    '-c:a', 'aac', '-b:a', encode.audioBitrate, '-ar', String(SAMPLE_RATE),
+    '-t', fmt(total), '-movflags', '+faststart',
+    '-threads', String(encode.threads), '-filter_complex_threads', String(encode.threads),
+    '-progress', 'pipe:1', '-nostats',
+  ];
   return {
+    inputs: inputs.list,
     filterGraph,
-    args: [
-      '-hide_banner',
-      '-nostdin',
-      ...inputs.args,
-      '-filter_complex',
-      filterGraph,
-      '-map',
-      video,
-      '-map',
-      '[aout]',
-      '-c:v',
-      'libx264',
-      '-preset',
-      encode.preset,
-      '-crf',
-      String(encode.crf),
-      '-pix_fmt',
-      'yuv420p',
-      '-r',
-      String(graph.film.fps),
-      '-c:a',
-      'aac',
-      '-b:a',
-      encode.audioBitrate,
-      '-ar',
-      String(SAMPLE_RATE),
-      '-t',
-      fmt(total),
-      '-movflags',
-      '+faststart',
-      '-progress',
-      'pipe:1',
-      '-nostats',
-      '-y',
-      opts.output,
-    ],
+    outputOptions,
+    output: opts.output,
+    args: ['-hide_banner', '-nostdin', ...inputs.list.flatMap((i) => [...i.options, '-i', i.path]), '-filter_complex', filterGraph, ...outputOptions, '-y', opts.output],
   };
 }

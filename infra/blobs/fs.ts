@@ -28,12 +28,12 @@ export function createFsBlobStore(root: string): BlobStore {
       await rename(tmp, file);
       return { key, sizeBytes: (await stat(file)).size };
     },
-    async get(key) {
+    async get(key, range) {
       const file = fileOf(key);
       const info = await stat(file).catch(() => null);
       if (!info?.isFile()) return null;
       const meta = JSON.parse(await readFile(metaOf(file), 'utf8').catch(() => '{}')) as { contentType?: string };
-      return { body: createReadStream(file), sizeBytes: info.size, contentType: meta.contentType };
+      return { body: createReadStream(file, range), sizeBytes: info.size, contentType: meta.contentType };
     },
     async delete(key) {
       const file = fileOf(key);

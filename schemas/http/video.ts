@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ASPECTS } from '../../domain/video/ast.js';
 import { BUILT_IN_MOODS, FONT_FAMILIES, TEXT_ENTRANCES, TRANSITION_KINDS } from '../../domain/video/moods.js';
 import { THEME_NAMES } from '../../domain/video/themes.js';
+import { VARIABLE_TYPES, type Template } from '../../domain/video/template.js';
 
 /**
  * Wire schemas of the video production service (Document 2, CONTRACTS.md section 8): the single
@@ -142,3 +143,107 @@ export const resolvedMoodSchema = z
   .meta({ id: 'ResolvedMood' });
 
 export const healthSchema = z.object({ status: z.literal('ok'), timestamp: z.string(), orgId: z.string().meta({ description: 'The organization of the credential' }) });
+
+const variableValue = z.union([z.string().max(10_000), z.number(), z.boolean()]);
+const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'variable names are letters, digits and _');
+
+export const renderSourceRequestSchema = z
+  .strictObject({
+    source: compileRequestSchema.shape.source,
+    engine: z.literal('native').optional().meta({ description: 'The renderer; only native (ffmpeg) exists' }),
+    theme: compileRequestSchema.shape.theme,
+    preview: compileRequestSchema.shape.preview,
+    variables: compileRequestSchema.shape.variables,
+  })
+  .meta({ id: 'RenderSourceRequest' });
+
+export const renderTemplateRequestSchema = z
+  .strictObject({
+    template: z.string().min(1).max(100).meta({ description: 'Name of a template of the organization' }),
+    variables: z.record(z.string(), z.unknown()).optional().meta({ description: "Values checked against the template's variable schema (required, types); defaults fill the rest" }),
+    theme: compileRequestSchema.shape.theme,
+    preview: compileRequestSchema.shape.preview,
+  })
+  .meta({ id: 'RenderTemplateRequest' });
+
+export const renderQueuedSchema = z
+  .object({
+    jobId: z.string(),
+    status: z.literal('queued'),
+    message: z.string(),
+    statusUrl: z.string().meta({ description: 'Full address of GET /api/render/{id} for this job' }),
+  })
+  .meta({ id: 'RenderQueued' });
+
+export const renderJobSchema = z
+  .object({
+    jobId: z.string(),
+    status: z.enum(['queued', 'rendering', 'complete', 'failed']),
+    progress: z.number().min(0).max(1).meta({ description: "From ffmpeg's own progress output; 1 once complete" }),
+    output: z
+      .object({
+        url: z.string().meta({ description: 'Full address of GET /api/video/{id}' }),
+        durationSeconds: z.number(),
+        width: z.number().int(),
+        height: z.number().int(),
+        sizeBytes: z.number().int(),
+      })
+      .optional()
+      .meta({ description: 'Once complete' }),
+    errors: z.array(z.object({ code: z.string(), message: z.string() })).optional().meta({ description: 'Once failed: why' }),
+    origin: z.enum(['source', 'file', 'template']),
+    template: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'RenderJob' });
+
+export const queueSchema = z
+  .object({
+    depth: z.number().int().meta({ description: 'Jobs queued and not yet taken by a worker (all organizations)' }),
+    workers: z.array(z.object({ workerId: z.string(), concurrency: z.number().int(), busy: z.number().int(), lastSeen: z.string() })).meta({ description: 'Render workers that reported within the last 10 seconds' }),
+    inFlight: z.array(renderJobSchema).meta({ description: "The organization's jobs rendering now" }),
+  })
+  .meta({ id: 'RenderQueue' });
+
+export const templateVariableSchema = z
+  .strictObject({
+    name: variableName,
+    type: z.enum(VARIABLE_TYPES),
+    required: z.boolean().default(false),
+    example: variableValue.optional(),
+    default: variableValue.optional(),
+  })
+  .refine((v) => v.default === undefined || typeof v.default === v.type, { message: 'default must be of the variable type', path: ['default'] })
+  .refine((v) => v.example === undefined || typeof v.example === v.type, { message: 'example must be of the variable type', path: ['example'] });
+
+export const templateSchema = z
+  .strictObject({
+    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, . _ - (at most 100)'),
+    description: z.string().max(2_000).default(''),
+    version: z.string().min(1).max(50).default('1'),
+    variables: z
+      .array(templateVariableSchema)
+      .max(100)
+      .default([])
+      .refine((vs) => new Set(vs.map((v) => v.name)).size === vs.length, 'variable names must be unique'),
+    defaults: z.strictObject({ mood: z.string().min(1).optional(), aspect: z.enum(ASPECTS).optional() }).default({}),
+    source: compileRequestSchema.shape.source,
+  })
+  .meta({ id: 'Template' }) satisfies z.ZodType<Template, unknown>;
+
+export const templateListSchema = z.object({ templates: z.array(templateSchema) }).meta({ id: 'TemplateList' });
+
+export const assetUploadSchema = z
+  .object({
+    assets: z.array(
+      z.object({
+        assetId: z.string(),
+        filename: z.string(),
+        size: z.number().int().meta({ description: 'Bytes' }),
+        mimetype: z.string().meta({ description: 'Sniffed from the content' }),
+        url: z.string().meta({ description: 'Public address: GET /assets/{id}' }),
+      }),
+    ),
+  })
+  .meta({ id: 'AssetUpload' });

@@ -3,11 +3,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { agentToolListSchema } from '../../../schemas/http/video-auth.js';
 import { videoErrorSchema } from '../../../schemas/http/video.js';
-import type { Principal } from '../../http/auth.js';
 import { MCP_PATH } from '../auth/oauth-routes.js';
 import { scopesOf } from '../auth/resolver.js';
 import type { VideoRoute } from '../route.js';
-import { ToolError, type AgentTool } from './tools.js';
+import type { AgentTool, ToolContext } from './tools.js';
+import { HttpError } from '../../http/errors.js';
 
 /**
  * The agent transport: a Model Context Protocol server over streamable HTTP, stateless (a server
@@ -17,15 +17,16 @@ import { ToolError, type AgentTool } from './tools.js';
 
 const text = (value: unknown, isError = false) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }], ...(isError ? { isError } : {}) });
 
-function serverFor(caller: Principal, tools: AgentTool[]): McpServer {
+function serverFor(ctx: ToolContext, tools: AgentTool[]): McpServer {
   const server = new McpServer({ name: 'weir-video', version: '0.1.0' });
   for (const tool of tools) {
     server.registerTool(tool.name, { description: `${tool.description} Needs the scope ${tool.scope}.`, inputSchema: tool.input }, async (args: Record<string, unknown>) => {
-      if (!scopesOf(caller).includes(tool.scope)) return text({ error: `this credential lacks the scope ${tool.scope}` }, true);
+      if (!scopesOf(ctx.caller).includes(tool.scope)) return text({ error: `this credential lacks the scope ${tool.scope}` }, true);
       try {
-        return text(await tool.run(caller, args));
+        return text(await tool.run(ctx, args));
       } catch (err) {
-        if (err instanceof ToolError || err instanceof z.ZodError) return text({ error: err.message }, true);
+        if (err instanceof HttpError) return text({ error: err.message, ...err.extra }, true);
+        if (err instanceof z.ZodError) return text({ error: err.message }, true);
         throw err;
       }
     });
@@ -40,7 +41,7 @@ export function mcpRoutes(tools: AgentTool[]): VideoRoute[] {
     description: 'MCP streamable HTTP (JSON-RPC 2.0; protocol revision 2025-03-26 and later), stateless: no session id. Send x-api-key or a bearer token (POST /oauth/token).',
     responses: { 200: { description: 'A JSON-RPC response (JSON or an event stream)' }, 401: error('No or a bad credential; WWW-Authenticate points to the protected resource metadata') },
     handle: async (req, res) => {
-      const server = serverFor(req.principal!, tools);
+      const server = serverFor({ caller: req.principal!, origin: `${req.protocol}://${req.get('host')}` }, tools);
       const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => void Promise.all([t.close(), server.close()]));
       await server.connect(t);

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import type { Platform } from '../../infra/platform.js';
+import { compile, type CompileOptions } from '../../domain/video/compile.js';
+import type { Diagnostic } from '../../domain/video/diagnostics.js';
+import type { RenderGraph } from '../../domain/video/render-graph.js';
+import { fillVariables } from '../../domain/video/template.js';
+import type { AssetStore } from './assets.js';
+import type { JobStore } from './job-store.js';
+import type { RenderJob, RenderJobs, SubmitResult, Templates } from './ports.js';
+import { encodeJson, type JobMessage } from './topics.js';
+
+/**
+ * Submission of renders: compiles the script (a template's with its checked variables), checks
+ * that every asset it names is one of the organization's, records the job as queued and puts it
+ * on the render topic. A job exists only once both are durable.
+ */
+
+export function createRenderJobs(deps: { platform: Platform; store: JobStore; templates: Templates; assets: AssetStore; topic: string }): RenderJobs {
+  const { platform, store } = deps;
+
+  /** Lines where each asset is first used, for a diagnostic that points at it. */
+  function assetLines(graph: RenderGraph): Map<string, number> {
+    const lines = new Map<string, number>();
+    const note = (id: string, line: number) => void (lines.has(id) || lines.set(id, line));
+    for (const s of graph.scenes) {
+      if (s.background.kind === 'asset') note(s.background.assetId, s.line);
+      for (const l of s.layers) if (l.kind === 'image' || l.kind === 'video') note(l.assetId, l.line);
+      for (const a of s.audio) note(a.assetId, s.line);
+    }
+    return lines;
+  }
+
+  async function foreignAssets(orgId: string, graph: RenderGraph): Promise<Diagnostic[]> {
+    const lines = assetLines(graph);
+    const found = await Promise.all(graph.assets.map((id) => deps.assets.meta(id)));
+    return graph.assets.flatMap((id, i) =>
+      found[i]?.orgId === orgId
+        ? []
+        : [{ level: 'error' as const, code: 'unknown-asset', message: `asset:${id} is not an asset of this organization; upload it with POST /api/assets`, line: lines.get(id) ?? 1, column: 1 }],
+    );
+  }
+
+  async function submit(orgId: string, source: string, options: CompileOptions, origin: RenderJob['origin'], template?: string): Promise<SubmitResult> {
+    const compiled = compile(source, options);
+    if (!compiled.ok) return { ok: false, rejection: { kind: 'compile_failed', diagnostics: compiled.diagnostics } };
+    const foreign = await foreignAssets(orgId, compiled.renderGraph);
+    if (foreign.length > 0) return { ok: false, rejection: { kind: 'compile_failed', diagnostics: foreign } };
+    const now = new Date(platform.clock.now()).toISOString();
+    const job: RenderJob = { jobId: `job_${randomBytes(12).toString('hex')}`, orgId, status: 'queued', progress: 0, origin, ...(template ? { template } : {}), createdAt: now, updatedAt: now };
+    await store.create(job);
+    const message: JobMessage = { jobId: job.jobId, orgId, graph: compiled.renderGraph };
+    try {
+      await platform.bus.send(deps.topic, [{ key: job.jobId, value: encodeJson(message) }]);
+    } catch (err) {
+      // Not queued: the caller gets an error, and the job's record says it never will render.
+      await store.create({ ...job, status: 'failed', errors: [{ code: 'queue_unavailable', message: 'the render queue did not take the job' }] }).catch(() => undefined);
+      throw err;
+    }
+    return { ok: true, job };
+  }
+
+  return {
+    submitSource: (orgId, r) => submit(orgId, r.source, { variables: r.variables, theme: r.theme, preview: r.preview }, r.origin ?? 'source'),
+    async submitTemplate(orgId, r) {
+      const template = await deps.templates.get(orgId, r.template);
+      if (!template) return { ok: false, rejection: { kind: 'template_not_found', name: r.template } };
+      const filled = fillVariables(template, r.variables ?? {});
+      if (!filled.ok) return { ok: false, rejection: { kind: 'invalid_variables', issues: filled.issues } };
+      return submit(orgId, template.source, { variables: filled.values, theme: r.theme, preview: r.preview, defaults: template.defaults }, 'template', template.name);
+    },
+    get: (orgId, jobId) => store.get(orgId, jobId),
+  };
+}
