@@ -388,3 +388,19 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.Principal.required).toEqual(expect.arrayContaining(['id', 'orgId', 'type', 'name', 'scopes', 'disabled', 'createdAt']));
   });
 });
+
+describe('scopes and organizations on the render-side routes', () => {
+  it('each route asks its own scope of a token, and a token sees only its own organization', async () => {
+    const template = { name: 'scoped-card', source: 'film "S"\nscene "a" 1s\n  title "x"' };
+    expect((await call('POST', '/api/templates', { key: 'key_a', body: template })).status).toBeLessThan(300);
+    const reader = await token({ key: 'key_a' }, { scopes: ['templates:read'] });
+    expect((await call('GET', '/api/templates/scoped-card', { bearer: reader })).status).toBe(200);
+    const write = await call('POST', '/api/templates', { bearer: reader, body: { ...template, name: 'other' } });
+    expect(write.status).toBe(403);
+    expect(write.body.message).toBe('this credential lacks the scope templates:write');
+    expect((await call('GET', '/api/render/job_x', { bearer: reader })).body.message).toBe('this credential lacks the scope render:read');
+    const orgB = await token({ key: 'key_b' }, { scopes: ['templates:read'] });
+    expect((await call('GET', '/api/templates/scoped-card', { bearer: orgB, headers: { 'x-org-id': 'org_a' } })).status).toBe(404);
+    expect((await call('GET', '/api/templates', { bearer: orgB })).body.templates.map((t: Body) => t.name)).not.toContain('scoped-card');
+  });
+});
