@@ -11,6 +11,8 @@ import { isVideoScope, type VideoScope } from '../../../domain/video/scopes.js';
  */
 
 const ISSUER = 'weir-video';
+/** Valid tokens remembered, so a token's later requests skip the signature check (about 0.3 ms on WebCrypto). */
+const MAX_VERIFIED = 10_000;
 const AUDIENCE = 'weir-video-api';
 
 export interface TokenClaims {
@@ -28,7 +30,9 @@ export interface BearerTokens {
 }
 
 export function bearerTokens(secret: string, now: () => number): BearerTokens {
-  const key = createHmac('sha256', secret).update('weir-video-bearer-v1').digest();
+  // Imported once: handing jose raw bytes would import the key again at every sign and verify.
+  const key = crypto.subtle.importKey('raw', createHmac('sha256', secret).update('weir-video-bearer-v1').digest(), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  const verified = new Map<string, TokenClaims>();
   return {
     async sign(c, ttlSeconds) {
       const issuedAt = Math.floor(now() / 1000);
@@ -40,13 +44,15 @@ export function bearerTokens(secret: string, now: () => number): BearerTokens {
         .setAudience(AUDIENCE)
         .setIssuedAt(issuedAt)
         .setExpirationTime(claims.expiresAt)
-        .sign(key);
+        .sign(await key);
       return { token, claims };
     },
 
     async verify(token) {
+      const seen = verified.get(token);
+      if (seen) return seen.expiresAt * 1000 > now() ? seen : null;
       try {
-        const { payload } = await jwtVerify(token, key, {
+        const { payload } = await jwtVerify(token, await key, {
           algorithms: ['HS256'],
           issuer: ISSUER,
           audience: AUDIENCE,
@@ -56,7 +62,11 @@ export function bearerTokens(secret: string, now: () => number): BearerTokens {
         });
         const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
         if (typeof payload.org !== 'string' || !scopes.every(isVideoScope)) return null;
-        return { orgId: payload.org, principalId: payload.sub!, scopes, issuedAt: payload.iat!, expiresAt: payload.exp! };
+        const claims = { orgId: payload.org, principalId: payload.sub!, scopes, issuedAt: payload.iat!, expiresAt: payload.exp! };
+        // Only tokens that verified enter, so made-up tokens add nothing; the oldest leaves first.
+        if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
+        verified.set(token, claims);
+        return claims;
       } catch {
         return null;
       }
