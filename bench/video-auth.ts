@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     perPrincipal: { limit: 1e12, windowMs: 60_000 },
     clock: systemClock,
   });
-  const { principal, apiKey } = await principals.create('org_a', { name: 'bench', scopes: ['render:write'] }, 'bench');
+  const { apiKey } = await principals.create('org_a', { name: 'bench', scopes: ['render:write'] }, 'bench');
   // Distinct tokens (fewer than the verified-token memory holds), each seen once: the signature is checked every time.
   const fresh = await Promise.all(
     Array.from({ length: FRESH_TOKENS }, async (_, i) => requestWith({ authorization: `Bearer ${(await tokens.sign({ orgId: 'org_a', principalId: `p${i}`, scopes: ['render:write'] }, 3600)).token}` })),
