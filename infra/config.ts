@@ -64,6 +64,8 @@ export const envSchema = z.object({
   RENDER_CRF: z.coerce.number().int().min(0).max(51).default(20),
   /** ffmpeg threads per render; 0 lets ffmpeg use every core. */
   RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /** A render whose ffmpeg encodes nothing for this long is stopped and fails (an input ffmpeg cannot read can hang it). */
+  RENDER_STALL_SECONDS: positiveInt.default(60),
   /** Topic of render jobs; its status events go to `<RENDER_TOPIC>.status`. Another name isolates deployments sharing a Kafka cluster. */
   RENDER_TOPIC: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name').default('render.jobs'),
   /** Largest asset upload (POST /api/assets), bytes; larger answers 413. */

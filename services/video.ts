@@ -60,6 +60,7 @@ export const videoService: ServiceModule = {
               assets: p.assets,
               topic: config.RENDER_TOPIC,
               concurrency: config.RENDER_CONCURRENCY,
+              stallMs: config.RENDER_STALL_SECONDS * 1000,
               encode: { preset: config.RENDER_PRESET, crf: config.RENDER_CRF, threads: config.RENDER_THREADS },
             }),
         },

@@ -30,7 +30,12 @@ export interface RenderFilmOptions {
   onProgress: (fraction: number) => void;
   /** Removed from error messages (the job's scratch directory). */
   scrub: string;
+  /** ffmpeg is stopped when the encoded time does not move for this long. */
+  stallMs: number;
 }
+
+/** ffmpeg's last words on stderr, kept for the error of a stalled render. */
+const STDERR_LINES = 5;
 
 export async function renderFilm(opts: RenderFilmOptions): Promise<RenderedFile> {
   const inv = ffmpegArgs(opts.graph, { assets: opts.assets, output: opts.output, encode: opts.encode });
@@ -41,7 +46,20 @@ export async function renderFilm(opts: RenderFilmOptions): Promise<RenderedFile>
     if (input.options.length > 0) cmd.inputOptions(...input.options);
   }
   cmd.complexFilter(inv.filterGraph).outputOptions('-hide_banner', '-nostdin', ...inv.outputOptions).output(inv.output);
+  let lastAdvance = Date.now();
+  let encoded = -1;
+  let stalled = false;
+  const stderr: string[] = [];
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastAdvance < opts.stallMs) return;
+    stalled = true;
+    cmd.kill('SIGKILL');
+  }, Math.min(1000, opts.stallMs));
   await new Promise<void>((resolve, reject) => {
+    cmd.on('stderr', (line: string) => {
+      stderr.push(line);
+      if (stderr.length > STDERR_LINES) stderr.shift();
+    });
     cmd.on('start', () => {
       const proc = (cmd as unknown as { ffmpegProc?: ChildProcess }).ffmpegProc;
       let pending = '';
@@ -52,14 +70,23 @@ export async function renderFilm(opts: RenderFilmOptions): Promise<RenderedFile>
         for (const line of lines) {
           // out_time_us (and, in ffmpeg 5, out_time_ms, also in microseconds) is the encoded position.
           const m = /^out_time_us=(\d+)/.exec(line);
-          if (m && total > 0) opts.onProgress(Math.min(1, Number(m[1]) / 1e6 / total));
+          if (!m || Number(m[1]) <= encoded) continue;
+          encoded = Number(m[1]);
+          lastAdvance = Date.now();
+          if (total > 0) opts.onProgress(Math.min(1, encoded / 1e6 / total));
         }
       });
     });
-    cmd.on('error', (err: Error) => reject(new RenderFailedError('ffmpeg_failed', err.message.replaceAll(opts.scrub, ''))));
+    cmd.on('error', (err: Error) =>
+      reject(
+        stalled
+          ? new RenderFailedError('render_stalled', `ffmpeg made no progress for ${opts.stallMs / 1000} s and was stopped; its last output: ${stderr.join(' | ').replaceAll(opts.scrub, '')}`)
+          : new RenderFailedError('ffmpeg_failed', err.message.replaceAll(opts.scrub, '')),
+      ),
+    );
     cmd.on('end', () => resolve());
     cmd.run();
-  });
+  }).finally(() => clearInterval(watchdog));
   return probe(inv.output);
 }
 

@@ -28,6 +28,7 @@ export interface RenderWorkerOptions {
   topic: string;
   concurrency: number;
   encode: Partial<EncodeOptions>;
+  stallMs: number;
 }
 
 /** A status event for the same job at most this often while it renders. */
@@ -110,6 +111,7 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
         output: file,
         encode: opts.encode,
         scrub: `${dir}/`,
+        stallMs: opts.stallMs,
         onProgress: (fraction) => {
           const now = platform.clock.now();
           if (now - lastSent < PROGRESS_EVERY_MS || fraction >= 1) return;
