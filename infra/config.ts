@@ -90,6 +90,10 @@ export const envSchema = z.object({
   SCREENING_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.8),
   SCREENING_BLOCK_THRESHOLD: z.coerce.number().min(0).max(1).default(0.95),
   BEARER_SIGNING_SECRET: z.string().min(16).optional(),
+  /** Video demo studio: origins (scheme://host[:port]) whose same-origin page may get a demo token without a key. */
+  VIDEO_DEMO_ORIGINS: csv.pipe(z.array(z.url({ protocol: /^https?$/ }).transform((u) => new URL(u).origin))).default([]),
+  /** The organization the demo studio's tokens act for. */
+  VIDEO_DEMO_ORG: z.string().min(1).default('demo'),
   /** Per-organization limits (domain/quotas.ts). */
   QUOTA_RULES_PER_ORG: positiveInt.default(1_000),
   QUOTA_TABLES_PER_ORG: positiveInt.default(100),

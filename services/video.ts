@@ -1,6 +1,7 @@
 import type { Platform } from '../infra/platform.js';
 import { servesHttp, type ServiceModule } from './types.js';
 import { videoRouter } from '../api/video/routes.js';
+import { principalsMigration } from '../api/video/auth/principal-store.js';
 import { createAssetStore, type AssetStore } from '../pipelines/video/assets.js';
 import { createJobStore, jobStoreMigration, type JobStore } from '../pipelines/video/job-store.js';
 import type { RenderJobs, Templates } from '../pipelines/video/ports.js';
@@ -33,14 +34,15 @@ export function videoParts(platform: Platform): VideoParts {
 }
 
 /**
- * Video production (Document 2): compiler, moods, templates, assets and rendering. Renders are
+ * Video production (Document 2): compiler, moods, templates, assets, rendering, and credentials
+ * (database principals in `video_principals`, bearer tokens, OAuth, the MCP transport). Renders are
  * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
  * report on `<topic>.status`, which every process serving HTTP records in its job store.
  */
 export const videoService: ServiceModule = {
   name: 'video',
   topics: renderTopics(DEFAULT_RENDER_TOPIC),
-  migrations: [jobStoreMigration, templateStoreMigration],
+  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration],
   async create({ platform, keys, role }) {
     const config = platform.config;
     if (config.RENDER_TOPIC !== DEFAULT_RENDER_TOPIC) await platform.bus.ensureTopics(renderTopics(config.RENDER_TOPIC));

@@ -135,8 +135,11 @@ describe('OpenAPI document', () => {
   it('is served without credentials and documents every route the router serves, from the zod schemas', async () => {
     const { doc } = await fetchOpenApi(`${p.url}/api/openapi.json`);
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/api/assets', '/api/compile', '/api/health', '/api/moods', '/api/moods/{name}', '/api/openapi.json', '/api/queue', '/api/render', '/api/render/file',
-      '/api/render/template', '/api/render/{id}', '/api/templates', '/api/templates/{name}', '/api/video/{id}', '/assets/{id}',
+      '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp',
+      '/api/assets', '/api/compile', '/api/health', '/api/mcp', '/api/mcp/tools', '/api/moods', '/api/moods/{name}', '/api/openapi.json',
+      '/api/principals', '/api/principals/{id}', '/api/queue', '/api/render', '/api/render/file', '/api/render/template', '/api/render/{id}',
+      '/api/session-token', '/api/templates', '/api/templates/{name}', '/api/video/{id}', '/assets/{id}', '/demo', '/demo/session',
+      '/oauth/authorize', '/oauth/token',
     ]);
     expect((doc.paths['/assets/{id}']?.get as { security?: unknown }).security).toEqual([]);
     expect(await undocumentedRoutes(p.url, doc, { name: 'calm' }, { 'x-api-key': 'key_a' })).toEqual([]);

@@ -11,6 +11,8 @@ export interface Principal {
   /** Where the credential came from: the deployment list, or a database principal (video). */
   source: 'deployment' | 'principal' | 'bearer';
   principalId?: string;
+  /** What the credential may do (video scopes); absent, everything: a deployment key carries every scope. */
+  scopes?: readonly string[];
 }
 
 declare module 'express-serve-static-core' {

@@ -15,10 +15,15 @@ export interface RouteDoc {
   description?: string;
   params?: ZodObject;
   query?: ZodObject;
-  body?: { schema: ZodType; description?: string };
+  /** The request body; JSON unless `contentType` says otherwise (e.g. a form). */
+  body?: { schema: ZodType; description?: string; contentType?: string };
   responses: Responses;
   /** Whether the route needs the credentials of `security` (default true). */
   authenticated?: boolean;
+  /** In a document that accepts bearer tokens: this route takes the header credentials only (403 for a bearer token). */
+  apiKeyOnly?: boolean;
+  /** OpenAPI specification extensions of the operation, e.g. `x-required-scope`. */
+  extensions?: Record<`x-${string}`, unknown>;
 }
 
 type Responses = Record<number, { description: string; schema?: ZodType }>;
@@ -33,6 +38,8 @@ export interface DocumentOptions {
   tooLarge: ZodType;
   /** Whether the edge-wide rate limit applies to every route (services with limits of their own document theirs). */
   edgeRateLimit: boolean;
+  /** Whether `Authorization: Bearer` is accepted as an alternative to the header credentials. */
+  bearer?: boolean;
 }
 
 const EDGE_LIMIT: Responses = {
@@ -50,18 +57,21 @@ export function buildOpenApiDocument(opts: DocumentOptions, routes: RouteDoc[]):
   for (const header of opts.securityHeaders) {
     registry.registerComponent('securitySchemes', schemeName(header), { type: 'apiKey', in: 'header', name: header });
   }
-  const security = [Object.fromEntries(opts.securityHeaders.map((h) => [schemeName(h), [] as string[]]))];
+  const headers = Object.fromEntries(opts.securityHeaders.map((h) => [schemeName(h), [] as string[]]));
+  if (opts.bearer) registry.registerComponent('securitySchemes', 'BearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  const securityOf = (r: RouteDoc) => (r.authenticated === false ? [] : opts.bearer && !r.apiKeyOnly ? [headers, { BearerAuth: [] }] : [headers]);
   for (const r of routes) {
     registry.registerPath({
       method: r.method,
       path: toOpenApiPath(r.path),
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
-      ...(r.authenticated === false ? { security: [] } : { security }),
+      security: securityOf(r),
+      ...r.extensions,
       request: {
         ...(r.params ? { params: r.params } : {}),
         ...(r.query ? { query: r.query } : {}),
-        ...(r.body ? { body: { description: r.body.description, required: true, content: { 'application/json': { schema: r.body.schema } } } } : {}),
+        ...(r.body ? { body: { description: r.body.description, required: true, content: { [r.body.contentType ?? 'application/json']: { schema: r.body.schema } } } } : {}),
       },
       responses: Object.fromEntries(
         Object.entries({

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import type { Analytics, Migration } from '../../../infra/analytics/types.js';
+import type { Clock } from '../../../infra/clock.js';
+import type { VideoScope } from '../../../domain/video/scopes.js';
+import type { VideoPrincipal } from '../../../schemas/http/video-auth.js';
+import { keyDigest } from '../../http/auth.js';
+
+/**
+ * Database-backed API principals of the video service, in ClickHouse: one row per version of a
+ * principal (ReplacingMergeTree keeps the newest), keyed by organization and id, carrying the
+ * SHA-256 digest of its key and never the key. Every change also appends to an audit table, and a
+ * disabled principal stays (disabled, with who and when), never deleted.
+ *
+ * Several API processes share the table. A process caches what a key resolves to for CACHE_MS, so
+ * a principal created or disabled by another process is seen within that time; a key the cache
+ * does not hold is looked up at once, so a new principal works everywhere immediately.
+ */
+
+export const CACHE_MS = 1_000;
+
+export const principalsMigration: Migration = {
+  id: 'video-001-principals',
+  statements: [
+    `CREATE TABLE IF NOT EXISTS video_principals (
+      org_id String,
+      id String,
+      key_digest String,
+      record String,
+      version UInt64,
+      updated_at DateTime64(3, 'UTC')
+    ) ENGINE = ReplacingMergeTree(version) ORDER BY (org_id, id)`,
+    `CREATE TABLE IF NOT EXISTS video_principal_audit (
+      org_id String,
+      principal_id String,
+      action LowCardinality(String),
+      actor String,
+      at DateTime64(3, 'UTC')
+    ) ENGINE = MergeTree ORDER BY (org_id, principal_id, at)`,
+  ],
+};
+
+export type PrincipalStore = ReturnType<typeof createPrincipalStore>;
+
+export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock }) {
+  const { analytics, clock } = deps;
+  const byDigest = new Map<string, { at: number; principal: VideoPrincipal | null }>();
+  let version = 0;
+  const nextVersion = () => (version = Math.max(version + 1, clock.now() * 1000));
+
+  async function rows(query: string, params: Record<string, string>): Promise<VideoPrincipal[]> {
+    const result = await analytics.query({ query, query_params: params, format: 'JSONEachRow' });
+    return ((await result.json()) as { record: string }[]).map((r) => JSON.parse(r.record) as VideoPrincipal);
+  }
+
+  async function write(p: VideoPrincipal, digest: string, action: 'created' | 'disabled', actor: string): Promise<void> {
+    const at = new Date(clock.now()).toISOString();
+    await analytics.insert({
+      table: 'video_principals',
+      format: 'JSONEachRow',
+      values: [{ org_id: p.orgId, id: p.id, key_digest: digest, record: JSON.stringify(p), version: nextVersion(), updated_at: at }],
+    });
+    await analytics.insert({ table: 'video_principal_audit', format: 'JSONEachRow', values: [{ org_id: p.orgId, principal_id: p.id, action, actor, at }] });
+    byDigest.set(digest, { at: clock.now(), principal: p });
+  }
+
+  async function find(orgId: string, id: string): Promise<{ principal: VideoPrincipal; digest: string } | undefined> {
+    const result = await analytics.query({
+      query: 'SELECT record, key_digest FROM video_principals FINAL WHERE org_id = {org:String} AND id = {id:String}',
+      query_params: { org: orgId, id },
+      format: 'JSONEachRow',
+    });
+    const [row] = (await result.json()) as { record: string; key_digest: string }[];
+    return row ? { principal: JSON.parse(row.record) as VideoPrincipal, digest: row.key_digest } : undefined;
+  }
+
+  return {
+    /** Creates a principal; answers it with its key, which exists nowhere else afterwards. */
+    async create(orgId: string, input: { name: string; scopes: VideoScope[] }, actor: string): Promise<{ principal: VideoPrincipal; apiKey: string }> {
+      const apiKey = `wvk_${randomBytes(32).toString('base64url')}`;
+      const principal: VideoPrincipal = {
+        id: `prn_${randomBytes(12).toString('hex')}`,
+        orgId,
+        type: 'api_key',
+        name: input.name,
+        scopes: [...new Set(input.scopes)],
+        disabled: false,
+        createdAt: new Date(clock.now()).toISOString(),
+        createdBy: actor,
+        disabledAt: null,
+        disabledBy: null,
+      };
+      await write(principal, keyDigest(apiKey).toString('hex'), 'created', actor);
+      return { principal, apiKey };
+    },
+
+    list(orgId: string): Promise<VideoPrincipal[]> {
+      return rows('SELECT record FROM video_principals FINAL WHERE org_id = {org:String} ORDER BY id', { org: orgId });
+    },
+
+    /** Disables a principal of `orgId`; answers it, or undefined when the organization has none of that id. */
+    async disable(orgId: string, id: string, actor: string): Promise<VideoPrincipal | undefined> {
+      const hit = await find(orgId, id);
+      if (!hit || hit.principal.disabled) return hit?.principal;
+      const disabled = { ...hit.principal, disabled: true, disabledAt: new Date(clock.now()).toISOString(), disabledBy: actor };
+      await write(disabled, hit.digest, 'disabled', actor);
+      return disabled;
+    },
+
+    /** The principal a presented key belongs to (disabled ones too: the caller answers 401 for them), or null. */
+    async byKey(key: string): Promise<VideoPrincipal | null> {
+      const digest = keyDigest(key).toString('hex');
+      const hit = byDigest.get(digest);
+      if (hit && clock.now() - hit.at < CACHE_MS) return hit.principal;
+      const [principal] = await rows('SELECT record FROM video_principals FINAL WHERE key_digest = {d:String} LIMIT 1', { d: digest });
+      // Only keys that exist are cached: a stream of made-up keys adds nothing to the map.
+      if (principal) byDigest.set(digest, { at: clock.now(), principal });
+      else byDigest.delete(digest);
+      return principal ?? null;
+    },
+
+    /** The principal of an id (OAuth client_id) whose key matches `key`, else null; constant-time by digest. */
+    async byIdAndKey(id: string, key: string): Promise<VideoPrincipal | null> {
+      const principal = await this.byKey(key);
+      return principal && principal.id === id ? principal : null;
+    },
+  };
+}

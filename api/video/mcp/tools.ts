@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { compile } from '../../../domain/video/compile.js';
+import type { VideoScope } from '../../../domain/video/scopes.js';
+import type { RenderJobs, Templates } from '../../../pipelines/video/ports.js';
+import { compileRequestSchema } from '../../../schemas/http/video.js';
+import type { Principal } from '../../http/auth.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { rejected } from '../errors.js';
+import { presentJob } from '../render.js';
+
+/**
+ * The agent tools of the video service: one list feeds both the MCP server (/api/mcp) and the
+ * tool listing (GET /api/mcp/tools). A tool answers a JSON value, or throws the HttpError the
+ * same request would meet over HTTP; the MCP server reports it as a tool error the agent reads.
+ */
+
+export interface ToolContext {
+  caller: Principal;
+  /** The service's base address, for the absolute URLs of outputs. */
+  origin: string;
+}
+
+export interface AgentTool {
+  name: string;
+  description: string;
+  scope: VideoScope;
+  input: z.ZodObject;
+  run(ctx: ToolContext, args: Record<string, unknown>): Promise<unknown>;
+}
+
+const compileTool: AgentTool = {
+  name: 'compile',
+  description: 'Compile a video script into a render graph; answers the graph and its diagnostics (errors with line and column when it does not compile). Makes no video.',
+  scope: 'render:write',
+  // The same fields without the schema's OpenAPI id, which would turn the tool's input schema into a $ref.
+  input: z.strictObject(compileRequestSchema.shape),
+  async run(_ctx, args) {
+    const body = compileRequestSchema.parse(args);
+    const result = compile(body.source, { variables: body.variables, theme: body.theme, preview: body.preview });
+    return result.ok ? { ok: true, renderGraph: result.renderGraph, diagnostics: result.diagnostics } : { ok: false, diagnostics: result.diagnostics };
+  },
+};
+
+const { source, theme, preview, variables } = compileRequestSchema.shape;
+
+function renderTool(jobs: RenderJobs): AgentTool {
+  const input = z.strictObject({
+    source: source.optional(),
+    template: z.string().min(1).optional().meta({ description: 'Name of a saved template to render instead of a source' }),
+    theme,
+    preview,
+    variables,
+  });
+  return {
+    name: 'render',
+    description: 'Queue a render of a script (source) or of a saved template (template and its variables) to an MP4; answers the job. Follow it with the status tool.',
+    scope: 'render:write',
+    input,
+    async run({ caller, origin }, args) {
+      const a = input.parse(args);
+      if ((a.source === undefined) === (a.template === undefined)) throw badRequest('give exactly one of source or template');
+      const opts = { theme: a.theme, preview: a.preview, variables: a.variables };
+      const r = a.source !== undefined ? await jobs.submitSource(caller.orgId, { source: a.source, ...opts }) : await jobs.submitTemplate(caller.orgId, { template: a.template!, ...opts });
+      if (!r.ok) throw rejected(r.rejection);
+      return presentJob(r.job, origin);
+    },
+  };
+}
+
+function statusTool(jobs: RenderJobs): AgentTool {
+  const input = z.strictObject({ jobId: z.string().min(1) });
+  return {
+    name: 'status',
+    description: "A render job's status (queued, rendering, complete, failed), its progress from 0 to 1, the output (url, duration, size) when complete and the errors when failed.",
+    scope: 'render:read',
+    input,
+    async run({ caller, origin }, args) {
+      const { jobId } = input.parse(args);
+      const job = await jobs.get(caller.orgId, jobId);
+      if (!job) throw notFound(`no render job ${jobId} in this organization`);
+      return presentJob(job, origin);
+    },
+  };
+}
+
+function templatesTool(templates: Templates): AgentTool {
+  const input = z.strictObject({ name: z.string().min(1).optional().meta({ description: 'A template to read in full; without it, the list' }) });
+  return {
+    name: 'templates',
+    description: "Without a name, the organization's templates (name, description, version, variables); with one, that template in full, its script included.",
+    scope: 'templates:read',
+    input,
+    async run({ caller }, args) {
+      const { name } = input.parse(args);
+      if (name === undefined) return { templates: (await templates.list(caller.orgId)).map(({ source: _source, ...summary }) => summary) };
+      const t = await templates.get(caller.orgId, name);
+      if (!t) throw notFound(`no template named ${name} in this organization`);
+      return t;
+    },
+  };
+}
+
+/** Every agent tool, over the service's render jobs and templates. */
+export const agentTools = (deps: { jobs: RenderJobs; templates: Templates }): AgentTool[] => [compileTool, renderTool(deps.jobs), statusTool(deps.jobs), templatesTool(deps.templates)];
