@@ -110,6 +110,18 @@ describe('rendering to MP4', () => {
     expect(job).toMatchObject({ status: 'complete', origin: 'file', output: { width: 640, height: 360 } });
   }, 120_000);
 
+  it('compiles a script file sent as multipart, with every diagnostic of a broken one', async () => {
+    const ok = await a.upload('/api/compile/file', Buffer.from('film "File"\naspect 1:1\nscene "a" 2s\n  text "from a file"'), 'film.script', 'text/plain', { preview: 'true' });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.renderGraph).toMatchObject({ version: '1', film: { title: 'File' } });
+    expect(ok.body.renderGraph.scenes).toHaveLength(1);
+    const broken = await a.upload('/api/compile/file', Buffer.from('film "File"\nscene "a"\n  sparkle 3'), 'film.script', 'text/plain');
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toBe('compile_failed');
+    expect(broken.body.diagnostics.map((d: { line: number }) => d.line)).toEqual(expect.arrayContaining([2, 3]));
+    expect((await a.call('POST', '/api/compile/file', { source: 'film "x"' })).status).toBe(415);
+  });
+
   it('a render that fails reports its error through GET /api/render/{id}', async () => {
     // A PNG by its signature, cut short: taken as an image, undecodable by ffmpeg.
     const broken = await a.upload('/api/assets', media.png.subarray(0, 200), 'broken.png');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compile } from '../../domain/video/compile.js';
+import { compile, type CompileOptions } from '../../domain/video/compile.js';
 import { closest } from '../../domain/video/diagnostics.js';
 import { BUILT_IN_MOODS, MOOD_ALIASES, MOODS, moodNames, resolveMood } from '../../domain/video/moods.js';
 import { compileRequestSchema, compileResponseSchema, healthSchema, moodListSchema, resolvedMoodSchema } from '../../schemas/http/video.js';
@@ -8,6 +8,13 @@ import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
 import { authErrors as errors, compileFailed, error } from './errors.js';
 import type { VideoRoute } from './route.js';
+import { readScriptFile, SCRIPT_FILE_DESCRIPTION } from './upload.js';
+
+function compiled(source: string, options: CompileOptions) {
+  const result = compile(source, options);
+  if (!result.ok) throw compileFailed(result.diagnostics);
+  return { renderGraph: result.renderGraph, diagnostics: result.diagnostics };
+}
 
 /** Health with a credential, the compiler and the moods. */
 export function compileRoutes(deps: VideoApiDeps): VideoRoute[] {
@@ -34,9 +41,25 @@ export function compileRoutes(deps: VideoApiDeps): VideoRoute[] {
       },
       handle: (req, res) => {
         const body = parseOr400(compileRequestSchema, req.body, 'compile request');
-        const result = compile(body.source, { variables: body.variables, theme: body.theme, preview: body.preview });
-        if (!result.ok) throw compileFailed(result.diagnostics);
-        res.json({ renderGraph: result.renderGraph, diagnostics: result.diagnostics });
+        res.json(compiled(body.source, { variables: body.variables, theme: body.theme, preview: body.preview }));
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/compile/file',
+      summary: 'Compile an uploaded script file (no video is made)',
+      scope: 'render:write',
+      description: `${SCRIPT_FILE_DESCRIPTION} Answers as POST /api/compile.`,
+      responses: {
+        200: { description: 'The render graph and any warnings', schema: compileResponseSchema },
+        400: error('compile_failed (diagnostics in the body), a file that is not UTF-8 text, or bad form fields'),
+        413: error('The file is over the limit'),
+        415: error('Not multipart/form-data'),
+        ...errors,
+      },
+      handle: async (req, res) => {
+        const { source, ...options } = await readScriptFile(req, res);
+        res.json(compiled(source, options));
       },
     },
     {

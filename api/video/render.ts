@@ -1,16 +1,15 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { queueSchema, renderJobSchema, renderQueuedSchema, renderSourceRequestSchema, renderTemplateRequestSchema } from '../../schemas/http/video.js';
-import { MAX_SOURCE_CHARS } from '../../schemas/http/video.js';
 import type { RenderJob, SubmitResult } from '../../pipelines/video/ports.js';
 import { outputKeyOf } from '../../pipelines/video/worker.js';
-import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
 import { authErrors, error, rejected } from './errors.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
-import { readUpload } from './upload.js';
+import { readScriptFile, SCRIPT_FILE_DESCRIPTION } from './upload.js';
 
 const base = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
@@ -32,7 +31,6 @@ const compileErrors = { 400: error('compile_failed (every diagnostic in the body
 
 /** Render queue, job status and finished videos. */
 export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
-  const fileLimit = Math.ceil(MAX_SOURCE_CHARS * 4);
   const jobOf = async (req: Request): Promise<RenderJob> => {
     const id = String(req.params.id);
     const job = await deps.jobs.get(req.principal!.orgId, id);
@@ -57,16 +55,12 @@ export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
       method: 'post',
       path: '/api/render/file',
       summary: 'Render an uploaded script file',
-      description: `multipart/form-data with the script (UTF-8 text) in the field \`file\`, at most ${fileLimit} bytes; optional fields theme and preview (true/false).`,
+      description: SCRIPT_FILE_DESCRIPTION,
       scope: 'render:write',
       responses: { ...accepted, ...compileErrors, 413: error('The file is over the limit'), 415: error('Not multipart/form-data') },
       handle: async (req, res) => {
-        const file = await readUpload(req, res, fileLimit);
-        const source = file.buffer.toString('utf8');
-        if (source.includes('\uFFFD') || source.trim() === '') throw badRequest('the file is not a UTF-8 script');
-        const fields = parseOr400(renderSourceRequestSchema.pick({ theme: true }).extend({ preview: z.enum(['true', 'false']).optional() }), req.body ?? {}, 'form fields');
-        const result = await deps.jobs.submitSource(req.principal!.orgId, { source, theme: fields.theme, preview: fields.preview === 'true', origin: 'file' });
-        res.status(202).json(queued(req, result));
+        const file = await readScriptFile(req, res);
+        res.status(202).json(queued(req, await deps.jobs.submitSource(req.principal!.orgId, { ...file, origin: 'file' })));
       },
     },
     {

@@ -1,6 +1,10 @@
 import type { Request, Response } from 'express';
 import multer from 'multer';
+import { z } from 'zod';
+import type { ThemeName } from '../../domain/video/themes.js';
+import { MAX_SOURCE_CHARS, renderSourceRequestSchema } from '../../schemas/http/video.js';
 import { HttpError, badRequest } from '../http/errors.js';
+import { parseOr400 } from '../http/validate.js';
 
 /**
  * Reads the one file of a multipart/form-data body (field `file`) into memory, refusing more than
@@ -21,4 +25,20 @@ export async function readUpload(req: Request, res: Response, maxBytes: number):
   );
   if (!req.file) throw badRequest('no file: send it in the multipart field `file`');
   return req.file;
+}
+
+/** Bytes a script file may have: its character limit at four UTF-8 bytes each. */
+export const SCRIPT_FILE_MAX_BYTES = Math.ceil(MAX_SOURCE_CHARS * 4);
+
+export const SCRIPT_FILE_DESCRIPTION = `multipart/form-data with the script (UTF-8 text) in the field \`file\`, at most ${SCRIPT_FILE_MAX_BYTES} bytes; optional fields theme and preview (true/false).`;
+
+const scriptFileFields = renderSourceRequestSchema.pick({ theme: true }).extend({ preview: z.enum(['true', 'false']).optional() });
+
+/** An uploaded script file (POST /api/compile/file and /api/render/file) and its form fields. */
+export async function readScriptFile(req: Request, res: Response): Promise<{ source: string; theme?: ThemeName; preview: boolean }> {
+  const file = await readUpload(req, res, SCRIPT_FILE_MAX_BYTES);
+  const source = file.buffer.toString('utf8');
+  if (source.includes('\uFFFD') || source.trim() === '') throw badRequest('the file is not a UTF-8 script');
+  const fields = parseOr400(scriptFileFields, req.body ?? {}, 'form fields');
+  return { source, theme: fields.theme, preview: fields.preview === 'true' };
 }
