@@ -5,7 +5,7 @@
  * process of its own (role render) fed through Kafka. Writes bench/results/video-render.md;
  * `npx tsx bench/collect.ts` puts it in bench/RESULTS.md.
  *
- *   flock /work/wt/bench.lock npx tsx bench/video-render.ts      (Kafka: KAFKA_BROKERS, default 127.0.0.1:19092)
+ *   npx tsx bench/video-render.ts      (Kafka: KAFKA_BROKERS, default 127.0.0.1:19092)
  *
  * RENDER_PRESET / RENDER_THREADS / RENDER_CRF set the ffmpeg settings measured (defaults below).
  */
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
 
   const out = `## Video: render speed (30 s at 1080p)
 
-Command: \`flock /work/wt/bench.lock npx tsx bench/video-render.ts\`. Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${os.cpus().length} cores,
+Command: \`npx tsx bench/video-render.ts\`. Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${os.cpus().length} cores,
 Node ${process.version}, ffmpeg from Debian; shared with other agents' work (load averages beside each row).
 
 Workload: a 30 s film at 1920x1080, 30 fps: 10 scenes, each with a title and a text line (drawtext, fonts
