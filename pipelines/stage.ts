@@ -29,6 +29,8 @@ export interface StageOptions<T> {
   handle(records: Decoded<T>[], batch: Batch): Promise<void>;
   /** Partition batches handled at once (SubscribeOptions.concurrency). */
   concurrency?: number;
+  /** How long arriving records wait for more to join their batch (SubscribeOptions.lingerMs). */
+  lingerMs?: number;
   /** How often a failing group of records is tried before it is split. Default 3 attempts, 100 ms apart at first. */
   retry?: IsolateOptions;
 }
@@ -71,6 +73,7 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
     topics: [opts.topic],
     fromBeginning: true,
     concurrency: opts.concurrency,
+    lingerMs: opts.lingerMs,
     eachBatch: async (batch) => {
       const valid: Decoded<T>[] = [];
       const rejected: Rejected[] = [];

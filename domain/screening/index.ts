@@ -62,6 +62,19 @@ function pushTo(map: Map<string, Ids>, key: string, id: number): void {
   } else if (ids[ids.length - 1] !== id) ids.push(id);
 }
 
+/** The most similar token of an expansion, if any is similar at all. */
+function nearest(found: Map<number, number>): number | undefined {
+  let best: number | undefined;
+  let bestSim = 0;
+  for (const [id, sim] of found) {
+    if (sim > bestSim) {
+      best = id;
+      bestSim = sim;
+    }
+  }
+  return best;
+}
+
 const idsOf = (ids: Ids | undefined): readonly number[] => (ids === undefined ? [] : typeof ids === 'number' ? [ids] : ids);
 
 export class NameIndex {
@@ -82,6 +95,7 @@ export class NameIndex {
   private readonly acc: Float64Array;
   private readonly est: Float64Array;
   private readonly stamp: Int32Array;
+  private readonly touched: Int32Array;
   private stampSeq = 0;
   private maxIdf = 1;
   private minIdf = 1;
@@ -92,6 +106,7 @@ export class NameIndex {
     this.acc = new Float64Array(inputs.length);
     this.est = new Float64Array(inputs.length);
     this.stamp = new Int32Array(inputs.length);
+    this.touched = new Int32Array(inputs.length);
   }
 
   /** Builds the index, pausing every few thousand names. */
@@ -171,14 +186,14 @@ export class NameIndex {
       const exact = this.vocab.get(t);
       if (exact !== undefined) return this.idf[exact]!;
       if (/^\d+$/.test(t) || nearStopToken(t)) return this.minIdf;
-      const near = this.expand(t, keys[i]!, spellings[i]!)[0]?.[0];
+      const near = nearest(this.expand(t, keys[i]!, spellings[i]!));
       return near !== undefined ? this.idf[near]! : this.maxIdf;
     });
     return { tokens, spellings, keys, weights };
   }
 
-  /** Vocabulary tokens close to `q` (written `written`) with their similarity, best first. */
-  private expand(q: string, qKeys: string[], written: string): [number, number][] {
+  /** Vocabulary tokens close to `q` (written `written`), each with its similarity (0: not close). */
+  private expand(q: string, qKeys: string[], written: string): Map<number, number> {
     const found = new Map<number, number>();
     const consider = (id: number) => {
       if (found.has(id)) return;
@@ -207,7 +222,7 @@ export class NameIndex {
       if (ids.length <= MAX_KEY_FANOUT) for (const id of ids) consider(id);
     }
     if (q.length >= 3 && !/[aeiou]/.test(q)) for (const id of idsOf(this.bySkeleton.get(skeleton(q)))) consider(id);
-    return [...found].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
+    return found;
   }
 
   /** Names matching the query (or its rejoined reading, whichever aligns better per ref), best first. */
@@ -230,11 +245,16 @@ export class NameIndex {
   retrieve(query: PreparedName, opts: SearchOptions = {}): number[] {
     const limit = opts.candidates ?? 40;
     const minScore = opts.minScore ?? 0;
-    const touched: number[] = [];
+    // Reused across searches: a common word touches thousands of names, and an array of them per
+    // search was most of what a screen allocated (young-generation collections in the tail).
+    const touched = this.touched;
+    let count = 0;
     const base = this.stampSeq;
     query.tokens.forEach((q, i) => {
       const mark = base + i + 1;
-      for (const [id, sim] of this.expand(q, query.keys[i]!, query.spellings[i]!)) {
+      // Best first: a name takes the vote of the spelling closest to the query word.
+      const near = [...this.expand(q, query.keys[i]!, query.spellings[i]!)].filter(([, sim]) => sim > 0).sort((a, b) => b[1] - a[1]);
+      for (const [id, sim] of near) {
         // A near spelling votes with the query word's weight: a common word does not gain weight
         // by resembling a rare one.
         const vote = sim * Math.min(query.weights[i]!, this.idf[id]!);
@@ -242,7 +262,7 @@ export class NameIndex {
           if (this.stamp[nameId] === mark) continue;
           if (this.stamp[nameId]! <= base) {
             this.acc[nameId] = 0;
-            touched.push(nameId);
+            touched[count++] = nameId;
           }
           this.stamp[nameId] = mark;
           this.acc[nameId] = this.acc[nameId]! + vote;
@@ -260,7 +280,8 @@ export class NameIndex {
     for (const w of query.weights) queryTotal += w;
     const floor = queryTotal * Math.max(0, minScore - VOTE_MARGIN);
     const pool: number[] = [];
-    for (const id of touched) {
+    for (let k = 0; k < count; k++) {
+      const id = touched[k]!;
       if (this.acc[id]! < floor || (opts.accept && !opts.accept(this.refs[id]!))) continue;
       // Rank by the score the vote implies: among names sharing the query's words, those with
       // fewer other words (the likelier matches) are aligned first.

@@ -51,16 +51,23 @@ function nearSuffix(t: string): boolean {
 /** True when a and b differ by at most one substitution, insertion, deletion or adjacent swap. */
 export function withinOneEdit(a: string, b: string): boolean {
   if (a === b) return true;
+  // Compared in place: this runs for every token pair a screen scores, and slices were garbage.
   let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  const ra = a.slice(i + 1);
-  const rb = b.slice(i + 1);
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return (
-    ra === rb || // substitution
-    a.slice(i) === rb || // insertion into a
-    ra === b.slice(i) || // deletion from a
-    (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2)) // swap
+    sameFrom(a, i + 1, b, i + 1) || // substitution
+    sameFrom(a, i, b, i + 1) || // insertion into a
+    sameFrom(a, i + 1, b, i) || // deletion from a
+    (a.charCodeAt(i) === b.charCodeAt(i + 1) && a.charCodeAt(i + 1) === b.charCodeAt(i) && sameFrom(a, i + 2, b, i + 2)) // swap
   );
+}
+
+/** a from ai equals b from bi (as `a.slice(ai) === b.slice(bi)`). */
+function sameFrom(a: string, ai: number, b: string, bi: number): boolean {
+  const n = Math.max(0, a.length - ai);
+  if (n !== Math.max(0, b.length - bi)) return false;
+  for (let k = 0; k < n; k++) if (a.charCodeAt(ai + k) !== b.charCodeAt(bi + k)) return false;
+  return true;
 }
 
 /** Particles (al-, bin, van, de...) are spelled, joined and dropped inconsistently across sources. */

@@ -109,6 +109,7 @@ export async function startConsumer(deps: ConsumerDeps, options: SubscribeOption
     if (options.topics.includes(topic)) wakeup.notify();
   });
 
+  /** Delivers the next batch of a partition; false when there was none. */
   async function deliver(a: Assignment): Promise<boolean> {
     if (a.position < a.log.startOffset) {
       log.warn({ topic: a.topic, partition: a.partition, from: a.position, to: a.log.startOffset }, 'records removed by retention before this group read them, skipping');
@@ -122,6 +123,21 @@ export async function startConsumer(deps: ConsumerDeps, options: SubscribeOption
     a.position = next;
     return true;
   }
+
+  const lingerMs = options.lingerMs ?? 0;
+  /** Lets the records sent in the next `lingerMs` join the batch; a stop ends the wait. */
+  const linger = (): Promise<void> =>
+    lingerMs <= 0 || stopping.signal.aborted
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            stopping.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, lingerMs);
+          stopping.signal.addEventListener('abort', done);
+        });
 
   const loop = (async () => {
     while (!stopping.signal.aborted) {
@@ -145,7 +161,8 @@ export async function startConsumer(deps: ConsumerDeps, options: SubscribeOption
         }
       }
       const waitMs = Math.max(0, Math.min(deps.pollIntervalMs, nextRetry - Date.now()));
-      if (!delivered && !(await wakeup.wait(waitMs))) {
+      if (delivered || (await wakeup.wait(waitMs))) await linger();
+      else {
         // Nothing arrived in this process for a while: look for appends by another process.
         await Promise.all(assignments.map((a) => a.log.refresh())).catch((err: unknown) => log.warn({ err }, 'log refresh failed'));
       }
