@@ -17,6 +17,7 @@ import { createMemoryWindowStore } from '../infra/windows/memory/index.js';
 import { createRedisWindowStore } from '../infra/windows/redis/index.js';
 import type { ApplyRequest, SeriesUpdate, WindowStore } from '../infra/windows/types.js';
 import { keyBytes } from './event-ids.js';
+import { opsPerSecond } from './ops-per-second.js';
 
 const redisUrl = process.env.WEIR_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ENTITIES = 10_000;
@@ -40,21 +41,6 @@ function updates(i: number, perRequest: 1 | 4): SeriesUpdate[] {
     { kind: 'sum', series: 'logins_1h', bucket, delta: 1, floor: bucket },
     { kind: 'max', series: 'last_seen', value: 1_700_000_000_000 + i },
   ];
-}
-
-/** Runs `total` operations as `calls` of a size, `concurrency` calls in flight; answers operations per second. */
-async function opsPerSecond(total: number, perCall: number, concurrency: number, call: (first: number) => Promise<unknown>): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  const worker = async (): Promise<void> => {
-    while (next < total) {
-      const first = next;
-      next += perCall;
-      await call(first);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return total / ((performance.now() - started) / 1000);
 }
 
 /** The best of three runs: other work on a shared machine only ever slows a run down. */

@@ -18,7 +18,7 @@ const TRANSIENT_CLICKHOUSE_TYPES = new Set([
   'UNKNOWN_TABLE', // created by a migration another process is still running
 ]);
 const TRANSIENT_NAMES = new Set(['MaxRetriesPerRequestError', 'KafkaJSConnectionError', 'KafkaJSRequestTimeoutError', 'AbortError']);
-const TRANSIENT_MESSAGES = /Connection is closed|window store stopped|damaged and stopped|is closed|written by another process/;
+const TRANSIENT_MESSAGES = /Connection is closed|window store stopped|damaged and stopped|is closed|written by another process|Cluster isn't ready|Too many Cluster redirections|CLUSTERDOWN/;
 
 export function isTransient(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {

@@ -159,3 +159,11 @@ describe.skipIf(!(shouldRun('kafkaBrokers') && shouldRun('redisUrl')))('counter 
     ...(realInfra.clickhouseUrl ? { CLICKHOUSE_URL: realInfra.clickhouseUrl } : {}),
   }));
 });
+
+describe.skipIf(!(shouldRun('kafkaBrokers') && shouldRun('redisClusterUrl')))('counter pipeline crash test on a Redis Cluster', () => {
+  crashSuite('Kafka + Redis Cluster + ClickHouse engine', () => ({
+    KAFKA_BROKERS: requireAddress('kafkaBrokers'),
+    REDIS_URL: requireAddress('redisClusterUrl'),
+    ...(realInfra.clickhouseUrl ? { CLICKHOUSE_URL: realInfra.clickhouseUrl } : {}),
+  }));
+});

@@ -80,4 +80,20 @@ describe('redis window store: key layout', () => {
       await store.close();
     }
   });
+
+  it('moves queues of the earlier key layout once, keeping the earlier due time of an id in both', async () => {
+    const keyPrefix = `${runPrefix}old-queues:`;
+    // The layout before queues were tagged by organization alone: {q:<scope>:<queue>}.
+    await admin.zadd(`${keyPrefix}{q:acme:dirty}`, 5, 'u1', 50, 'u2');
+    await admin.zadd(`${keyPrefix}{q:acme:leases}`, 7, 'lease:u3');
+    const store = createRedisWindowStore({ url, keyPrefix });
+    try {
+      await store.schedule('acme', 'dirty', [{ id: 'u2', dueAt: 60 }, { id: 'u4', dueAt: 6 }]);
+      expect(await store.takeDue('acme', 'dirty', 100, 10)).toEqual(['u1', 'u4', 'u2']);
+      expect(await store.takeDue('acme', 'leases', 100, 10)).toEqual(['lease:u3']);
+      expect(await admin.exists(`${keyPrefix}{q:acme:dirty}`, `${keyPrefix}{q:acme:leases}`)).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -39,3 +39,11 @@ maven() {
   mkdir -p "$HOME/.m2"
   flock "$HOME/.m2/.weir-maven.lock" mvn "$@"
 }
+
+# Debian's redis-server (with redis-cli), installed when missing.
+ensure_redis_server() {
+  command -v redis-server >/dev/null && return
+  say "installing Debian's redis-server"
+  apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >&2
+}

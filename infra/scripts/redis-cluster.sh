@@ -58,11 +58,7 @@ start() {
     echo "$URL"
     return
   fi
-  if ! command -v redis-server >/dev/null; then
-    say "installing Debian's redis-server"
-    apt-get update -q >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >&2
-  fi
+  ensure_redis_server
   for_each_server start_server
   # A server that already knows the others (a half-made earlier start) must not be joined again.
   if [[ "$(redis-cli -p "${PORTS[0]}" cluster info | grep -c '^cluster_known_nodes:3')" == 0 ]]; then

@@ -40,11 +40,7 @@ start() {
     echo "redis://127.0.0.1:$(cat "$PORT_FILE")"
     return
   fi
-  if ! command -v redis-server >/dev/null; then
-    say "installing Debian's redis-server"
-    apt-get update -q >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >&2
-  fi
+  ensure_redis_server
   local port
   port="$(pick_port "${WEIR_REDIS_PORT:-16379}")"
   mkdir -p "$RUN_DIR"

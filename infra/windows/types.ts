@@ -7,14 +7,16 @@ import type { PartHealth } from '../health.js';
  * The store knows nothing of time or windows: callers (pure code in domain/) turn timestamps into
  * integer bucket indexes and windows into a lowest live bucket. The store keeps, per entity and
  * series, a map bucket -> sum plus a running total, and evicts buckets below the floor a read or
- * update names. The standalone Redis adapter runs the requests of a call in a few scripts of many
- * entities each (redis/index.ts), since per-script cost dominates otherwise.
+ * update names. On one Redis server the adapter runs the requests of a call in a few scripts of
+ * many entities each (redis/index.ts), since per-script cost dominates otherwise; on a Redis
+ * Cluster, one script per hash slot.
  *
  * Event ids: one entry per event id and organization, shared by intake (`reserveIds`) and the
  * pipeline (`once`), kept in time slots (event-ids.ts) as 8 bytes of SHA-256 and a state
  * (reserved or applied). Intake reserves, then appends; the pipeline's once check and the counter
  * update are one atomic step and apply an id that is absent or reserved, so a crash between any
- * two steps, a client retry or a redelivery counts an event exactly once.
+ * two steps, a client retry or a redelivery counts an event exactly once. On a Redis Cluster that
+ * step is four idempotent ones, each in one hash slot, with the same outcome (redis/cluster-apply.ts).
  */
 
 /** Entity address: `scope` is the tenant (organization), `id` the entity within it. */

@@ -20,7 +20,14 @@ export function connectRedis(address: RedisAddress, commandTimeoutMs: number, un
     ...(address.password ? { password: address.password } : {}),
     ...(address.tls ? { tls: {} } : {}),
   };
-  if (address.cluster) return new Cluster(address.nodes, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: unpipelined, redisOptions: options });
+  if (address.cluster) {
+    const cluster = new Cluster(address.nodes, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: unpipelined, redisOptions: options });
+    // Commands wait for the slot map at start. Once the cluster was reached, a command issued while
+    // it is unreachable fails at once (as maxRetriesPerRequest does on one server): the cluster
+    // client's offline queue would hold it, and the request, for as long as the outage lasts.
+    cluster.once('ready', () => (cluster.options.enableOfflineQueue = false));
+    return cluster;
+  }
   const [node] = address.nodes;
   return new Redis({ ...node, ...options, db: address.db, enableAutoPipelining: true });
 }

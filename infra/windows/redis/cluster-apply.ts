@@ -35,7 +35,7 @@ export interface ClusterApplyDeps {
   markerKey: (e: EntityRef) => string;
   /** `base first last expireAt` of the id grid of a scope and window at `now`, and its routing key. */
   grid: (scope: string, ttlMs: number, now: number) => { args: string[]; route: string };
-  /** Updates' arguments (index.ts pushUpdate). */
+  /** Pushes the arguments of a request's updates (index.ts pushUpdates). */
   pushUpdates: (args: (string | Buffer)[], r: ApplyRequest) => void;
   applyWeight: number;
   idChunk: number;

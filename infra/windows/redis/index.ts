@@ -1,4 +1,4 @@
-import type { Result } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { ApplyRequest, EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
@@ -7,6 +7,7 @@ import { APPLY, APPLY_ENTITY, CLAIM, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAK
 import { connectRedis, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl } from './url.js';
 import { createClusterApply } from './cluster-apply.js';
+import { moveOldQueues } from './old-queues.js';
 import { down, up } from '../../health.js';
 
 declare module 'ioredis' {
@@ -107,7 +108,8 @@ const readArgs = (r: SeriesRead): string[] => (r.kind === 'sum' ? ['s', esc(r.se
 export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowStore {
   const idleTtl = String(opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS);
   checkPositive('idleTtlMs', Number(idleTtl));
-  const key = keys(opts.keyPrefix ?? 'w:');
+  const prefix = opts.keyPrefix ?? 'w:';
+  const key = keys(prefix);
   const address = parseRedisUrl(opts.url, opts.cluster);
   const cluster = address.cluster;
   /** The id grid of a scope and window at `now` (scripts.ts IDS), and the key that routes its calls. */
@@ -129,6 +131,13 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   redis.defineCommand('weirWindowOnceBegin', { numberOfKeys: 1, lua: script(ONCE_BEGIN) });
   redis.defineCommand('weirWindowApplyEntity', { lua: script(APPLY_ENTITY) });
   redis.defineCommand('weirWindowOnceCommit', { numberOfKeys: 1, lua: script(ONCE_COMMIT) });
+  /** Resolves once queues of the earlier layout are moved (old-queues.ts); tried again after a failure. */
+  let queuesMoved: Promise<unknown> | undefined;
+  const queuesReady = (): Promise<unknown> =>
+    cluster ? Promise.resolve() : (queuesMoved ??= moveOldQueues(redis as Redis, prefix).catch((err: unknown) => {
+      queuesMoved = undefined;
+      throw err;
+    }));
   const clusterApply = createClusterApply({
     redis,
     idleTtl,
@@ -210,17 +219,20 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
         checkFinite('schedule dueAt', e.dueAt);
         args.push(e.dueAt, e.id);
       }
+      await queuesReady();
       // LT keeps the earlier due time of an entity already queued; new entities are added.
       await redis.zadd(key.queue(scope, queue), ...args);
     },
     async takeDue(scope, queue, now, limit, lease) {
       checkPositive('takeDue limit', limit);
+      await queuesReady();
       if (!lease) return redis.weirWindowTakeDue(key.queue(scope, queue), key.queue(scope, queue), String(now), String(limit));
       checkFinite('lease dueAt', lease.dueAt);
       return redis.weirWindowTakeDue(key.queue(scope, queue), key.queue(scope, lease.queue), String(now), String(limit), String(lease.dueAt), lease.prefix);
     },
     async unschedule(scope, queue, ids) {
       if (ids.length === 0) return;
+      await queuesReady();
       await Promise.all(chunkBySize(ids, () => 1, CLAIM_CHUNK).map((chunk) => redis.zrem(key.queue(scope, queue), ...chunk)));
     },
     async deleteEntity(entity) {

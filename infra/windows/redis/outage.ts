@@ -12,6 +12,9 @@ export const outageOptions = (commandTimeoutMs: number): RedisOptions => ({ comm
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
+/** A Redis Cluster that is unreachable, has lost a master, or keeps redirecting (ioredis's Cluster client). */
+const CLUSTER_OUTAGE = /^(Cluster isn't ready|Too many Cluster redirections|Failed to refresh slots cache|CLUSTERDOWN)/;
+
 /** ioredis's ways of saying the server did not answer, as opposed to a reply error of a command. */
 export function isOutage(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -20,6 +23,7 @@ export function isOutage(err: unknown): boolean {
     err.name === 'MaxRetriesPerRequestError' ||
     err.message === 'Command timed out' ||
     err.message === 'Connection is closed.' ||
+    CLUSTER_OUTAGE.test(err.message) ||
     (typeof code === 'string' && CONNECTION_CODES.has(code))
   );
 }
