@@ -65,16 +65,17 @@ export function riskService(opts: RiskServiceOptions = {}): ServiceModule {
 export async function createRiskParts(platform: Platform, opts: RiskServiceOptions = {}) {
   const config = platform.config;
   const publish = async (topic: string, key: string, value: unknown) => platform.bus.send(topic, [{ key, value: await platform.codec.encode(topic, value) }]);
+  const log = platform.log.child({ service: 'risk' });
   const geo = new GeoData();
-  const lists = new IpLists(path.resolve(config.RISK_LISTS_DIR), platform.log.child({ service: 'risk' }));
+  const lists = new IpLists(path.resolve(config.RISK_LISTS_DIR), log);
   await lists.reload();
   // Reading the IPv4 data takes a second or two; checks that come sooner wait for it.
   geo.warm(4).catch((err: unknown) => platform.log.error({ err }, 'IP geolocation data could not be read'));
   const schedule = scheduleReload(() => lists.reload(), config.RISK_LISTS_RELOAD_CRON);
-  const weights = new WeightsStore(platform.analytics, platform.clock);
+  const weights = new WeightsStore(platform.analytics, platform.clock, log);
   const whitelist = new WhitelistStore(platform.analytics, platform.windows, platform.clock);
   const onWebhookConfig = opts.onWebhookConfig;
-  const webhooks = new WebhookConfigStore(platform.analytics, platform.clock, onWebhookConfig && ((org, previousUrl, c) => onWebhookConfig(platform, org, previousUrl, c)));
+  const webhooks = new WebhookConfigStore(platform.analytics, platform.clock, log, onWebhookConfig && ((org, previousUrl, c) => onWebhookConfig(platform, org, previousUrl, c)));
   const check = createChecker({
     platform,
     geo,
