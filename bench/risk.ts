@@ -215,7 +215,7 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
  * Window-store bytes per user: MEMORY_USERS users, CHECKS_PER_MEMORY_USER checks each (two
  * sessions, two devices, one IP and email each), through the real checker. LMDB: the pages the
  * main tree grew by (branch, leaf and overflow pages times the page size: what the entities and
- * once ids take on disk). Redis: MEMORY USAGE of every key of the benchmark's organization.
+ * once ids take on disk). Redis: MEMORY USAGE of every key naming the benchmark's organization.
  */
 async function bytesPerUser(redisUrl?: string): Promise<number> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'weir-bench-risk-'));
@@ -242,15 +242,14 @@ async function bytesPerUser(redisUrl?: string): Promise<number> {
     if (!redisUrl) return (lmdbPages() - before) / MEMORY_USERS;
     const redis = new Redis(redisUrl);
     let bytes = 0;
-    for (const pattern of [`w:{${org}:*`, `w:c:${org}:*`]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-        cursor = next;
-        for (const k of keys) bytes += Number(await redis.memory('USAGE', k));
-        if (keys.length > 0) await redis.del(...keys);
-      } while (cursor !== '0');
-    }
+    // Every key of the organization's scope (entities, once ids, claims) names the org, escaped or not; it is unique to this run.
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${org}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const k of keys) bytes += Number(await redis.memory('USAGE', k));
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
     await redis.quit();
     return bytes / MEMORY_USERS;
   } finally {
