@@ -1,5 +1,5 @@
 /**
- * Risk check benchmark: `node --expose-gc --import tsx bench/risk.ts`. POST /v1/check with every
+ * Risk check benchmark: `node --import tsx bench/risk.ts`. POST /v1/check with every
  * signal group fed (email, IP with geolocation and lists, phone, device, aggregated and raw
  * behavior, a user with sessions), against a Weir process running the risk service (API and the
  * risk.checks consumer) in a child process: on the embedded defaults, and on Kafka + Redis when
@@ -10,11 +10,12 @@
 import './scratch.js';
 import { spawnBenchServer } from './bench-server.js';
 import http from 'node:http';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { open } from 'lmdb';
 import { startProcess } from '../app/start.js';
 import { loadConfig } from '../infra/config.js';
 import { createLogger } from '../infra/logger.js';
@@ -61,8 +62,15 @@ async function server(): Promise<void> {
   process.once('SIGTERM', () => void p.stop().then(() => process.exit(0)));
 }
 
-const startServer = (env: Record<string, string>) =>
-  spawnBenchServer(import.meta.url, { ...env, RATE_LIMIT_PER_MINUTE: '100000000', RISK_LISTS_DIR: LISTS });
+/** WEIR_BENCH_CPU_PROF=<dir>: the server child writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
+const PROFILE_DIR = process.env.WEIR_BENCH_CPU_PROF;
+
+const startServer = async (env: Record<string, string>) =>
+  spawnBenchServer(
+    import.meta.url,
+    { ...env, DATA_DIR: await mkdtemp(path.join(tmpdir(), 'weir-bench-risk-server-')), RATE_LIMIT_PER_MINUTE: '100000000', RISK_LISTS_DIR: LISTS },
+    PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR)] : [],
+  );
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
 function postCheck(base: string, org: string, key: string, body: unknown): Promise<void> {
@@ -84,6 +92,21 @@ async function cpuMs(pid: number, thread?: number): Promise<number> {
   const fields = (await readFile(file, 'utf8')).split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+/** CPU ms of each thread of the process, summed by thread name (chDB's pools, lmdb's writer, V8's GC and compiler threads). */
+async function cpuByThread(pid: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [])) {
+    try {
+      const name = (await readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8')).trim();
+      const label = Number(tid) === pid ? 'main (event loop)' : name.replace(/\d+$/, '');
+      out.set(label, (out.get(label) ?? 0) + (await cpuMs(pid, Number(tid))));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 async function openLoop(post: (i: number) => Promise<void>, offset: number): Promise<{ latencies: number[]; failed: number; ms: number }> {
@@ -119,6 +142,8 @@ interface Figures {
   max: number;
   serverCpuMs: number;
   mainThreadCpuMs: number;
+  /** CPU ms per check by thread name, largest first. */
+  threads: [string, number][];
   closedLoop: number;
   closedP99: number;
 }
@@ -132,6 +157,7 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
     for (let i = 0; i < 1_000; i++) await post(i); // warm-up: JIT, IPv4 data, every user seen once
     const cpuBefore = await cpuMs(child.pid!);
     const mainBefore = await cpuMs(child.pid!, child.pid!);
+    const threadsBefore = await cpuByThread(child.pid!);
     const latencies: number[] = [];
     const runP99: number[] = [];
     let failed = 0;
@@ -146,6 +172,10 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
     const total = RATE * OPEN_LOOP_SECONDS * OPEN_LOOP_RUNS;
     const serverCpuMs = ((await cpuMs(child.pid!)) - cpuBefore) / total;
     const mainThreadCpuMs = ((await cpuMs(child.pid!, child.pid!)) - mainBefore) / total;
+    const threads = [...(await cpuByThread(child.pid!))]
+      .map(([name, ms]): [string, number] => [name, (ms - (threadsBefore.get(name) ?? 0)) / total])
+      .filter(([, ms]) => ms >= 0.01)
+      .sort((a, b) => b[1] - a[1]);
     latencies.sort((a, b) => a - b);
     const closed: number[] = [];
     const closedStart = performance.now();
@@ -171,6 +201,7 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
       max: latencies.at(-1) ?? NaN,
       serverCpuMs,
       mainThreadCpuMs,
+      threads,
       closedLoop: closed.length / ((performance.now() - closedStart) / 1000),
       closedP99: percentile(closed, 0.99),
     };
@@ -181,17 +212,12 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
 }
 
 /**
- * What the CPU figures allow on 2 otherwise idle cores (the main thread serves HTTP and scores; the process total includes
-chDB, the log and the consumer): ${results.map((r) => `${r.mode.split(' (')[0]}: ${fmt(Math.min(1000 / r.mainThreadCpuMs, 2000 / r.serverCpuMs), 0)} checks/s`).join('; ')}.
-The wall-clock latencies above are those of a machine whose other work left the server a fraction of a core.
-
-Window-store bytes per user: MEMORY_USERS users, CHECKS_PER_MEMORY_USER checks each (two
- * sessions, two devices, one IP and email each), through the real checker. Embedded: heap growth
- * after GC. Redis: MEMORY USAGE of every key of the benchmark's organization.
+ * Window-store bytes per user: MEMORY_USERS users, CHECKS_PER_MEMORY_USER checks each (two
+ * sessions, two devices, one IP and email each), through the real checker. LMDB: the pages the
+ * main tree grew by (branch, leaf and overflow pages times the page size: what the entities and
+ * once ids take on disk). Redis: MEMORY USAGE of every key naming the benchmark's organization.
  */
 async function bytesPerUser(redisUrl?: string): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with --expose-gc');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'weir-bench-risk-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RISK_LISTS_DIR: LISTS, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) });
   const platform = await buildPlatform(config, createLogger('silent'));
@@ -205,25 +231,25 @@ async function bytesPerUser(redisUrl?: string): Promise<number> {
       return checkRequestSchema.parse({ ...b, ip: IPS[u % IPS.length], device: { ...b.device, fingerprint: { ...b.device.fingerprint, canvas: `m${u}-${k % 2}` } }, context: { ...b.context, user_id: `mem-${u}`, session_id: `m-${u}-${k >> 1}` } });
     };
     await parts.check(org, body(0, 0)); // loads the IPv4 data before the baseline
-    gc();
-    const before = process.memoryUsage().heapUsed;
+    const lmdbPages = () => {
+      // lmdb-js shares one environment per path within a process: this handle sees the store's pages.
+      const stats = open({ path: path.join(dataDir, 'windows', 'state.lmdb') }).getStats() as Record<string, number>;
+      return (stats.treeBranchPageCount! + stats.treeLeafPageCount! + stats.overflowPages!) * stats.pageSize!;
+    };
+    const before = redisUrl ? 0 : lmdbPages();
     for (let k = 0; k < CHECKS_PER_MEMORY_USER; k++) for (let u = 1; u <= MEMORY_USERS; u++) await parts.check(org, body(u, k));
     parts.schedule.stop();
-    if (!redisUrl) {
-      gc();
-      return (process.memoryUsage().heapUsed - before) / MEMORY_USERS;
-    }
+    if (!redisUrl) return (lmdbPages() - before) / MEMORY_USERS;
     const redis = new Redis(redisUrl);
     let bytes = 0;
-    for (const pattern of [`w:{${org}:*`, `w:c:${org}:*`]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-        cursor = next;
-        for (const k of keys) bytes += Number(await redis.memory('USAGE', k));
-        if (keys.length > 0) await redis.del(...keys);
-      } while (cursor !== '0');
-    }
+    // Every key of the organization's scope (entities, once ids, claims) names the org, escaped or not; it is unique to this run.
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${org}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const k of keys) bytes += Number(await redis.memory('USAGE', k));
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
     await redis.quit();
     return bytes / MEMORY_USERS;
   } finally {
@@ -236,14 +262,14 @@ const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toLocaleString('en-US'
 async function main(): Promise<void> {
   const kafka = process.env.WEIR_BENCH_KAFKA_BROKERS ?? process.env.WEIR_TEST_KAFKA_BROKERS;
   const redis = process.env.WEIR_BENCH_REDIS_URL ?? process.env.WEIR_TEST_REDIS_URL;
-  const results: Figures[] = [await measure('embedded defaults (embedded log, in-process window store, chDB)', {})];
+  const results: Figures[] = [await measure('embedded defaults (embedded log, LMDB window store, chDB)', {})];
   if (kafka && redis) results.push(await measure('Kafka + Redis (chDB for the tables)', { KAFKA_BROKERS: kafka, REDIS_URL: redis }));
-  const memory = [{ store: 'in-process window store (heap growth)', bytes: await bytesPerUser() }];
+  const memory = [{ store: 'LMDB (pages on disk)', bytes: await bytesPerUser() }];
   if (redis) memory.push({ store: 'Redis (MEMORY USAGE of every key)', bytes: await bytesPerUser(redis) });
   const load = loadavg()[0]!;
   const md = `## Risk check: POST /v1/check with every signal
 
-Command: \`node --expose-gc --import tsx bench/risk.ts\` (Kafka + Redis measured when \`WEIR_BENCH_KAFKA_BROKERS\` or
+Command: \`node --import tsx bench/risk.ts\` (Kafka + Redis measured when \`WEIR_BENCH_KAFKA_BROKERS\` or
 \`WEIR_TEST_KAFKA_BROKERS\` and the Redis address are set). Date: ${new Date().toISOString().slice(0, 10)}. Machine: 2 cores,
 Node ${process.version}; 1-minute load average ${fmt(load)} at the end: **the machine was shared with other work**, so
 latencies include waiting for a core. The server (risk service: API and the risk.checks consumer) is a child process; the load
@@ -257,6 +283,11 @@ scheduled time to the answer (which comes after the check is in the log). Closed
 | back end | sent | failed | achieved (checks/s) | p50 (ms) | p99 (ms) | p99 per run (ms) | max (ms) | server CPU per check (ms) | main thread CPU per check (ms) | closed loop (checks/s) | closed-loop p99 (ms) |
 |---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|
 ${results.map((r) => `| ${r.mode} | ${fmt(r.sent, 0)} | ${r.failed} | ${fmt(r.achieved)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.runP99.map((x) => fmt(x)).join(', ')} | ${fmt(r.max)} | ${fmt(r.serverCpuMs, 2)} | ${fmt(r.mainThreadCpuMs, 2)} | ${fmt(r.closedLoop)} | ${fmt(r.closedP99)} |`).join('\n')}
+
+What the CPU figures allow on 2 otherwise idle cores (the main thread serves HTTP and scores; the process total includes
+chDB, the log and the consumer): ${results.map((r) => `${r.mode.split(' (')[0]}: ${fmt(Math.min(1000 / r.mainThreadCpuMs, 2000 / r.serverCpuMs), 0)} checks/s`).join('; ')}.
+Server CPU per check by thread (ms, open loop; threads that end during the run are not counted):
+${results.map((r) => `${r.mode.split(' (')[0]}: ${r.threads.map(([name, ms]) => `${name} ${fmt(ms, 2)}`).join(', ')}`).join('; ')}.
 
 Window-store bytes per user (${fmt(MEMORY_USERS, 0)} users, ${CHECKS_PER_MEMORY_USER} checks each in 2 sessions on 2 devices, each with its own IP and
 email; the user's, IP's, email's and device's entities and once ids, all divided by the users):

@@ -85,6 +85,8 @@ export const envSchema = z.object({
   ASSET_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   RISK_LISTS_DIR: z.string().default('./data/risk-lists'),
   RISK_LISTS_RELOAD_CRON: z.string().default('17 * * * *'),
+  /** `<kind>=<url>` pairs the reload downloads first (infra/risk/update-lists.ts); none by default. */
+  RISK_LISTS_SOURCES: csv.default([]),
   RISK_HIGH_RISK_COUNTRIES: csv.pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'each entry must be an ISO 3166-1 alpha-2 code in upper case'))).default(['KP', 'IR', 'MM']),
   SANCTIONS_DATA_DIR: z.string().default('./data/lists'),
   SCREENING_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.8),

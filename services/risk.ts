@@ -3,6 +3,7 @@ import type { Platform } from '../infra/platform.js';
 import { servesHttp, type ServiceModule } from './types.js';
 import { GeoData } from '../infra/risk/geo.js';
 import { IpLists } from '../infra/risk/ip-lists.js';
+import { parseListSources, updateIpLists } from '../infra/risk/update-lists.js';
 import { loadDisposableDomains } from '../infra/risk/email-domains.js';
 import { scheduleReload } from '../infra/sanctions/scheduler.js';
 import type { PhoneProvider } from '../domain/risk/phone.js';
@@ -34,7 +35,8 @@ export interface RiskServiceOptions {
  * Risk check (Document 1 part C): checks, whitelist, feedback, challenges, scoring configuration,
  * sessions, GDPR and the risk webhook configuration over HTTP; the `risk.checks` topic drained
  * into ClickHouse by the `risk` role. IP lists are read from RISK_LISTS_DIR at start and on
- * RISK_LISTS_RELOAD_CRON; geolocation and ASN data come with the npm data packages.
+ * RISK_LISTS_RELOAD_CRON, after downloading RISK_LISTS_SOURCES; geolocation and ASN data come with
+ * the npm data packages.
  *
  * State per user, IP, email, device and whitelisted identifier lives in the window store
  * (domain/risk/state.ts has the layout and its bounds; bench/results/risk.md the measured bytes).
@@ -61,20 +63,29 @@ export function riskService(opts: RiskServiceOptions = {}): ServiceModule {
   };
 }
 
-/** The HTTP side's parts: IP data and lists (reloaded on RISK_LISTS_RELOAD_CRON), stores, the checker. */
+/**
+ * The HTTP side's parts: IP data and lists (on RISK_LISTS_RELOAD_CRON the RISK_LISTS_SOURCES are
+ * downloaded, then the lists read again; at start only the files there are read), stores, the checker.
+ */
 export async function createRiskParts(platform: Platform, opts: RiskServiceOptions = {}) {
   const config = platform.config;
   const publish = async (topic: string, key: string, value: unknown) => platform.bus.send(topic, [{ key, value: await platform.codec.encode(topic, value) }]);
+  const log = platform.log.child({ service: 'risk' });
   const geo = new GeoData();
-  const lists = new IpLists(path.resolve(config.RISK_LISTS_DIR), platform.log.child({ service: 'risk' }));
+  const listsDir = path.resolve(config.RISK_LISTS_DIR);
+  const sources = parseListSources(config.RISK_LISTS_SOURCES);
+  const lists = new IpLists(listsDir, log);
   await lists.reload();
   // Reading the IPv4 data takes a second or two; checks that come sooner wait for it.
   geo.warm(4).catch((err: unknown) => platform.log.error({ err }, 'IP geolocation data could not be read'));
-  const schedule = scheduleReload(() => lists.reload(), config.RISK_LISTS_RELOAD_CRON);
-  const weights = new WeightsStore(platform.analytics, platform.clock);
+  const schedule = scheduleReload(async () => {
+    if (sources.length > 0) for (const r of await updateIpLists(listsDir, sources)) log[r.status === 'updated' ? 'info' : 'warn']({ list: r.kind, detail: r.detail }, `risk IP list download ${r.status}`);
+    await lists.reload();
+  }, config.RISK_LISTS_RELOAD_CRON);
+  const weights = new WeightsStore(platform.analytics, platform.clock, log);
   const whitelist = new WhitelistStore(platform.analytics, platform.windows, platform.clock);
   const onWebhookConfig = opts.onWebhookConfig;
-  const webhooks = new WebhookConfigStore(platform.analytics, platform.clock, onWebhookConfig && ((org, previousUrl, c) => onWebhookConfig(platform, org, previousUrl, c)));
+  const webhooks = new WebhookConfigStore(platform.analytics, platform.clock, log, onWebhookConfig && ((org, previousUrl, c) => onWebhookConfig(platform, org, previousUrl, c)));
   const check = createChecker({
     platform,
     geo,

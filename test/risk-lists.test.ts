@@ -1,13 +1,15 @@
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IpLists, parseListFile } from '../infra/risk/ip-lists.js';
 import { IpRangeSet, parseIp, parseRange } from '../infra/risk/ip-ranges.js';
 import { parseAsnCsv } from '../infra/risk/geo.js';
 import { isHostingName } from '../infra/risk/ip-intel.js';
 import { loadDisposableDomains } from '../infra/risk/email-domains.js';
+import { parseListSources, updateIpLists } from '../infra/risk/update-lists.js';
+import { serveFiles } from './support/file-server.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures', 'risk-lists');
 const log = pino({ level: 'silent' });
@@ -44,8 +46,9 @@ describe('IP ranges', () => {
 
 describe('IP lists in their publishers formats', () => {
   it("reads Tor's exit-addresses, bulk lists, CIDR lists, ipsets and ASNs", () => {
-    expect(parseListFile('ExitNode ABC\nPublished 2030-01-01 10:00:00\nExitAddress 198.51.100.7 2030-01-01 11:02:13\n')).toEqual({ ranges: ['198.51.100.7'], asns: [] });
-    expect(parseListFile('# c\n203.0.113.0/28\n\n203.0.113.64 ; x\nAS64500\n')).toEqual({ ranges: ['203.0.113.0/28', '203.0.113.64'], asns: [64500] });
+    expect(parseListFile('ExitNode ABC\nPublished 2030-01-01 10:00:00\nExitAddress 198.51.100.7 2030-01-01 11:02:13\n')).toEqual({ ranges: ['198.51.100.7'], asns: [], invalid: [] });
+    expect(parseListFile('# c\n203.0.113.0/28\n\n203.0.113.64 ; x\nAS64500\n')).toEqual({ ranges: ['203.0.113.0/28', '203.0.113.64'], asns: [64500], invalid: [] });
+    expect(parseListFile('10.0.0.1\n<html>\n10.0.0.0/40\n').invalid).toEqual(['2: <html>', '3: 10.0.0.0/40']);
   });
 
   it('loads every kind from its folder; a missing folder is an empty list', async () => {
@@ -77,6 +80,81 @@ describe('IP lists in their publishers formats', () => {
       await lists.reload();
       expect(lists.on('tor', ip('192.0.2.44'), null)).toBe(true);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('scheduled download of the lists (RISK_LISTS_SOURCES)', () => {
+  let publisher: Awaited<ReturnType<typeof serveFiles>>;
+  let base: string;
+  const files: Record<string, string> = {
+    '/torbulkexitlist': '192.0.2.50\n192.0.2.51\n',
+    '/tor-v2/torbulkexitlist': '192.0.2.60\n',
+    '/firehol_level1.netset': '# FireHOL level 1\n198.18.0.0/15\n',
+    '/error.html': '<html><body>Service unavailable</body></html>\n',
+    '/empty.netset': '# nothing today\n',
+  };
+  beforeAll(async () => {
+    publisher = await serveFiles(files);
+    base = publisher.base;
+  });
+  afterAll(() => publisher.close());
+
+  it('reads kind=url pairs and says which entry is wrong', () => {
+    expect(parseListSources(['tor=https://check.torproject.org/torbulkexitlist'])).toEqual([{ kind: 'tor', url: 'https://check.torproject.org/torbulkexitlist' }]);
+    expect(() => parseListSources(['spam=https://example.org/x'])).toThrow('RISK_LISTS_SOURCES entry "spam=https://example.org/x": must be <kind>=<url> with kind one of tor, vpn, proxy, datacenter, fraud');
+    expect(() => parseListSources(['tor=file:///etc/passwd'])).toThrow('file:///etc/passwd is not an http(s) URL');
+    expect(() => parseListSources(['https://example.org/x'])).toThrow('must be <kind>=<url>');
+  });
+
+  it('puts downloads in place and the reload serves them; hand-kept files stay beside them', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'risk-lists-'));
+    try {
+      await mkdir(path.join(dir, 'tor'));
+      await writeFile(path.join(dir, 'tor', 'local'), '192.0.2.99\n');
+      const lists = new IpLists(dir, log);
+      const r = await updateIpLists(dir, [
+        { kind: 'tor', url: `${base}/torbulkexitlist` },
+        { kind: 'tor', url: `${base}/tor-v2/torbulkexitlist` },
+        { kind: 'fraud', url: `${base}/firehol_level1.netset` },
+      ]);
+      expect(r).toEqual([
+        { kind: 'tor', status: 'updated', detail: '3 entries in 2 file(s)' },
+        { kind: 'fraud', status: 'updated', detail: '1 entries in 1 file(s)' },
+      ]);
+      expect((await readdir(path.join(dir, 'tor'))).sort()).toEqual(['download-2-torbulkexitlist', 'download-torbulkexitlist', 'local']);
+      expect((await readdir(dir)).filter((f) => f.startsWith('.'))).toEqual([]);
+      await lists.reload();
+      for (const a of ['192.0.2.50', '192.0.2.60', '192.0.2.99']) expect(lists.on('tor', ip(a), null)).toBe(true);
+      expect(lists.on('fraud', ip('198.19.1.1'), null)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the previous list when a download fails, is an error page or lists nothing; other kinds still update', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'risk-lists-'));
+    try {
+      const tor = { kind: 'tor' as const, url: `${base}/torbulkexitlist` };
+      await updateIpLists(dir, [tor]);
+      const before = await readFile(path.join(dir, 'tor', 'download-torbulkexitlist'), 'utf8');
+      files['/torbulkexitlist'] = files['/error.html']!;
+      const r = await updateIpLists(dir, [tor, { kind: 'vpn', url: `${base}/gone.txt` }, { kind: 'proxy', url: `${base}/empty.netset` }, { kind: 'datacenter', url: 'http://127.0.0.1:9/down.txt' }, { kind: 'fraud', url: `${base}/firehol_level1.netset` }]);
+      expect(r).toEqual([
+        { kind: 'tor', status: 'failed', detail: `${base}/torbulkexitlist line 1: <html><body>Service is no address, range or ASN; previous files kept` },
+        { kind: 'vpn', status: 'failed', detail: `${base}/gone.txt answered 404; previous files kept` },
+        { kind: 'proxy', status: 'failed', detail: `${base}/empty.netset lists nothing; previous files kept` },
+        { kind: 'datacenter', status: 'failed', detail: expect.stringMatching(/^fetch failed .*; previous files kept$/) },
+        { kind: 'fraud', status: 'updated', detail: '1 entries in 1 file(s)' },
+      ]);
+      expect(await readFile(path.join(dir, 'tor', 'download-torbulkexitlist'), 'utf8')).toBe(before);
+      const lists = new IpLists(dir, log);
+      await lists.reload();
+      expect(lists.on('tor', ip('192.0.2.50'), null)).toBe(true);
+      expect(lists.counts).toMatchObject({ tor: 2, vpn: 0, proxy: 0, datacenter: 0, fraud: 1 });
+    } finally {
+      files['/torbulkexitlist'] = '192.0.2.50\n192.0.2.51\n';
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { lru } from 'tiny-lru';
 import type { ApplyRequest, EntityRef, SeriesRead, SeriesUpdate } from '../../infra/windows/types.js';
 import { BASELINE_SESSIONS, FEATURES, type Baseline } from './baseline.js';
 import type { SessionFeatures } from './behavior.js';
@@ -46,12 +47,22 @@ export const whitelistEntity = (org: string, type: string, identifier: string): 
 
 export const normalizeIdentifier = (type: string, identifier: string): string => (type === 'email' || type === 'ip' ? identifier.trim().toLowerCase() : identifier.trim());
 
-const digest = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 32);
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 32);
+/** A check names its user's digest five times, and users and emails recur: recent digests of ids are kept. */
+const digests = lru<string>(50_000);
+const digest = (s: string): string => {
+  let d = digests.get(s);
+  if (d === undefined) {
+    d = sha(s);
+    digests.set(s, d);
+  }
+  return d;
+};
 
 /** A stable id of a device: the fingerprint's fields and the user agent, hashed. */
 export function deviceIdOf(device: { user_agent?: string; fingerprint?: Record<string, unknown> } | undefined): string | null {
   if (!device || (device.user_agent === undefined && device.fingerprint === undefined)) return null;
-  return digest(canonical({ ua: device.user_agent ?? null, fp: device.fingerprint ?? null }));
+  return sha(canonical({ ua: device.user_agent ?? null, fp: device.fingerprint ?? null }));
 }
 
 function canonical(v: unknown): string {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Reader, type Response } from 'maxmind';
-import { RangeTable, ipv6ToBigInt, type ParsedIp } from './ip-ranges.js';
+import { AsnTable, ipv6ToBigInt, type ParsedIp } from './ip-ranges.js';
 
 /**
  * Country, position and ASN of an address from data packages on npm, read in process:
@@ -31,11 +31,13 @@ const require = createRequire(import.meta.url);
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
 /** Parses `start,end,asn,org` lines (org possibly quoted) into a range table. */
-export function parseAsnCsv(text: string, family: 4 | 6): RangeTable<{ asn: number; org: string }> {
+export function parseAsnCsv(text: string, family: 4 | 6): AsnTable {
   const starts: number[] | bigint[] = [];
   const ends: number[] | bigint[] = [];
-  const values: { asn: number; org: string }[] = [];
-  const orgs = new Map<string, string>();
+  const asns: number[] = [];
+  const orgIds: number[] = [];
+  const orgs: string[] = [];
+  const orgIndex = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line) continue;
     const a = line.indexOf(',');
@@ -44,8 +46,12 @@ export function parseAsnCsv(text: string, family: 4 | 6): RangeTable<{ asn: numb
     if (a < 0 || b < 0 || c < 0) continue;
     let org = line.slice(c + 1).trim();
     if (org.startsWith('"')) org = org.slice(1, -1).replace(/""/g, '"');
-    // Names repeat across thousands of ranges: keep one string per name.
-    const shared = orgs.get(org) ?? (orgs.set(org, org), org);
+    // Names repeat across thousands of ranges: each is kept once.
+    let id = orgIndex.get(org);
+    if (id === undefined) {
+      id = orgs.push(org) - 1;
+      orgIndex.set(org, id);
+    }
     if (family === 4) {
       (starts as number[]).push(Number(line.slice(0, a)));
       (ends as number[]).push(Number(line.slice(a + 1, b)));
@@ -53,14 +59,16 @@ export function parseAsnCsv(text: string, family: 4 | 6): RangeTable<{ asn: numb
       (starts as bigint[]).push(ipv6ToBigInt(line.slice(0, a)));
       (ends as bigint[]).push(ipv6ToBigInt(line.slice(a + 1, b)));
     }
-    values.push({ asn: Number(line.slice(b + 1, c)), org: shared });
+    asns.push(Number(line.slice(b + 1, c)));
+    orgIds.push(id);
   }
-  return new RangeTable(family === 4 ? Float64Array.from(starts as number[]) : starts, family === 4 ? Float64Array.from(ends as number[]) : ends, values);
+  const bounds = (xs: number[] | bigint[]) => (family === 4 ? Float64Array.from(xs as number[]) : (xs as bigint[]));
+  return new AsnTable(bounds(starts), bounds(ends), Uint32Array.from(asns), Uint32Array.from(orgIds), orgs);
 }
 
 interface FamilyData {
   city: Reader<Response>;
-  asn: RangeTable<{ asn: number; org: string }>;
+  asn: AsnTable;
 }
 
 export class GeoData {

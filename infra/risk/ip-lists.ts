@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { IpRangeSet, type ParsedIp } from './ip-ranges.js';
+import { IpRangeSet, parseRange, type ParsedIp } from './ip-ranges.js';
 
 /**
  * IP reputation lists read from files in their publishers' formats, one folder per kind under
@@ -34,22 +34,27 @@ const emptySnapshot = (): ListSnapshot => ({
   loadedAt: 0,
 });
 
-/** The entries of one list file: addresses and ranges, and ASNs. */
-export function parseListFile(text: string): { ranges: string[]; asns: number[] } {
+/**
+ * The entries of one list file: addresses and ranges, ASNs, and the lines that are neither
+ * (`<line>: <token>`; an updater refuses a download with any, a reload skips them).
+ */
+export function parseListFile(text: string): { ranges: string[]; asns: number[]; invalid: string[] } {
   const ranges: string[] = [];
   const asns: number[] = [];
-  for (const raw of text.split(/\r?\n/)) {
+  const invalid: string[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.replace(/[#;].*$/, '').trim();
-    if (!line) continue;
+    if (!line) return;
     const tokens = line.split(/[\s,]+/);
     // Tor's exit-addresses: `ExitAddress 1.2.3.4 2024-01-01 00:00:00`; other keys of that file are skipped.
     const token = tokens[0] === 'ExitAddress' ? tokens[1] : /^[A-Z][a-zA-Z]+$/.test(tokens[0]!) ? undefined : tokens[0];
-    if (!token) continue;
+    if (!token) return;
     const asn = token.match(/^AS(\d+)$/i);
     if (asn) asns.push(Number(asn[1]));
-    else ranges.push(token);
-  }
-  return { ranges, asns };
+    else if (parseRange(token)) ranges.push(token);
+    else invalid.push(`${i + 1}: ${token.slice(0, 60)}`);
+  });
+  return { ranges, asns, invalid };
 }
 
 export async function loadLists(dir: string, previous: ListSnapshot, log: Logger): Promise<ListSnapshot> {
@@ -72,6 +77,7 @@ export async function loadLists(dir: string, previous: ListSnapshot, log: Logger
     const ranges: string[] = [];
     for (const f of files) {
       const parsed = parseListFile(await readFile(path.join(folder, f), 'utf8'));
+      if (parsed.invalid.length > 0) log.warn({ kind, file: f, lines: parsed.invalid.slice(0, 5), skipped: parsed.invalid.length }, 'risk list lines that are no address, range or ASN were skipped');
       ranges.push(...parsed.ranges);
       for (const a of parsed.asns) next.asns[kind].add(a);
     }

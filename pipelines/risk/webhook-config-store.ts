@@ -1,10 +1,12 @@
+import type { Logger } from 'pino';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
 import type { RiskEventName } from '../../domain/risk/events.js';
 import type { WebhookConfigRequest } from '../../schemas/http/risk.js';
 import { fromClickHouseTime } from './ch-time.js';
+import { RefreshingCache } from './refreshing-cache.js';
 
-/** How long a read is reused on the check's path; a PUT in this process is seen at once. */
+/** How long a read is used on the check's path before a background read refreshes it; a PUT in this process is seen at once. */
 const CACHE_MS = 5_000;
 
 export interface WebhookConfig {
@@ -24,20 +26,22 @@ export const publicView = (c: WebhookConfig | null) => (c ? { url: c.url, events
  * secret is kept as given, because the delivery pipeline needs it to sign; the API never returns it.
  */
 export class WebhookConfigStore {
-  private readonly cache = new Map<string, { at: number; value: WebhookConfig | null }>();
+  private readonly cache: RefreshingCache<WebhookConfig | null>;
   private version = 0;
 
   constructor(
     private readonly analytics: Analytics,
     private readonly clock: Clock,
+    log: Logger,
     /** Applies a new configuration to the delivery side before it is stored; a throw stores nothing. */
     private readonly onChange?: (orgId: string, previousUrl: string | undefined, next: WebhookConfig) => Promise<void>,
-  ) {}
+  ) {
+    this.cache = new RefreshingCache(clock, CACHE_MS, (org) => this.current(org), (org, err) => log.warn({ err, org }, 'risk webhook configuration could not be refreshed; the previous one stays in use'));
+  }
 
-  async get(orgId: string): Promise<WebhookConfig | null> {
-    const hit = this.cache.get(orgId);
-    if (hit && this.clock.now() - hit.at < CACHE_MS) return hit.value;
-    return this.current(orgId);
+  /** The configuration a check uses (cached, refreshed in the background). */
+  get(orgId: string): Promise<WebhookConfig | null> {
+    return this.cache.get(orgId);
   }
 
   async current(orgId: string): Promise<WebhookConfig | null> {
@@ -47,9 +51,7 @@ export class WebhookConfigStore {
       format: 'JSONEachRow',
     });
     const [row] = await rs.json<{ url: string; secret: string; events: RiskEventName[]; enabled: number; updated_at: string }>();
-    const value = row ? { ...row, enabled: Number(row.enabled) === 1, updated_at: fromClickHouseTime(row.updated_at) } : null;
-    this.cache.set(orgId, { at: this.clock.now(), value });
-    return value;
+    return row ? { ...row, enabled: Number(row.enabled) === 1, updated_at: fromClickHouseTime(row.updated_at) } : null;
   }
 
   /** Replaces the configuration; a PUT without secret keeps the stored one. */
@@ -60,7 +62,7 @@ export class WebhookConfigStore {
     await this.onChange?.(orgId, before?.url, value);
     this.version = Math.max(this.version + 1, now * 1000);
     await this.analytics.insert({ table: 'risk_webhooks', format: 'JSONEachRow', values: [{ org_id: orgId, ...value, enabled: value.enabled ? 1 : 0, version: this.version }] });
-    this.cache.set(orgId, { at: now, value });
+    this.cache.set(orgId, value);
     return value;
   }
 }

@@ -1,9 +1,11 @@
+import type { Logger } from 'pino';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
 import { fromClickHouseTime } from './ch-time.js';
+import { RefreshingCache } from './refreshing-cache.js';
 import { scoringConfigSchema, type ScoringConfig } from '../../schemas/http/risk.js';
 
-/** How long a read of an organization's weights is reused; a PUT in this process is seen at once. */
+/** How long a read of an organization's weights is used before a background read refreshes it; a PUT in this process is seen at once. */
 const CACHE_MS = 5_000;
 
 export interface VersionedConfig {
@@ -18,18 +20,20 @@ export interface VersionedConfig {
  * Before the first PUT an organization scores with the defaults, version 0.
  */
 export class WeightsStore {
-  private readonly cache = new Map<string, { at: number; value: VersionedConfig }>();
+  private readonly cache: RefreshingCache<VersionedConfig>;
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly analytics: Analytics,
     private readonly clock: Clock,
-  ) {}
+    log: Logger,
+  ) {
+    this.cache = new RefreshingCache(clock, CACHE_MS, (org) => this.current(org), (org, err) => log.warn({ err, org }, 'risk weights could not be refreshed; the previous version stays in use'));
+  }
 
-  async get(orgId: string): Promise<VersionedConfig> {
-    const hit = this.cache.get(orgId);
-    if (hit && this.clock.now() - hit.at < CACHE_MS) return hit.value;
-    return this.current(orgId);
+  /** The organization's weights for a check (cached, refreshed in the background). */
+  get(orgId: string): Promise<VersionedConfig> {
+    return this.cache.get(orgId);
   }
 
   /** The newest version as stored (GET reads this: read-your-writes across processes). */
@@ -43,7 +47,6 @@ export class WeightsStore {
     const value: VersionedConfig = row
       ? { config: scoringConfigSchema.parse(JSON.parse(row.config)), version: Number(row.version), updated_at: fromClickHouseTime(row.created_at) }
       : { config: scoringConfigSchema.parse({}), version: 0, updated_at: null };
-    this.cache.set(orgId, { at: this.clock.now(), value });
     return value;
   }
 
@@ -58,7 +61,7 @@ export class WeightsStore {
         format: 'JSONEachRow',
         values: [{ org_id: orgId, version: value.version, config: JSON.stringify(config), created_at: value.updated_at }],
       });
-      this.cache.set(orgId, { at: now, value });
+      this.cache.set(orgId, value);
       return value;
     };
     const prev = this.locks.get(orgId) ?? Promise.resolve();

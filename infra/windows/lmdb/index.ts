@@ -116,7 +116,10 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
       if (requests.length === 0) return [];
       return write(() => {
         const at = Date.now();
-        return requests.map((r) => {
+        // Requests of one call often name the same entity (a check updates its user in three):
+        // each entity is decoded once and written once, after its last update.
+        const touched = new Map<string, { key: Key; e: Entity }>();
+        const applied = requests.map((r) => {
           if (r.once) {
             const slots = idSlots(r.once.ttlMs, at);
             const digest = digestOf(r.once.id);
@@ -125,13 +128,19 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
             if (found) void db.put(found.key, 1);
             else addId(r.entity.scope, digest, slots, 1);
           }
-          const key = [KEYSPACES.entity, r.entity.scope, r.entity.id];
-          const e = liveEntity(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at };
-          for (const u of r.updates) update(e, u);
-          e.touchedAt = at;
-          void db.put(key, encode(e));
+          const name = `${r.entity.scope}\u0000${r.entity.id}`;
+          let entry = touched.get(name);
+          if (!entry) {
+            const key = [KEYSPACES.entity, r.entity.scope, r.entity.id];
+            entry = { key, e: liveEntity(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at } };
+            touched.set(name, entry);
+          }
+          for (const u of r.updates) update(entry.e, u);
+          entry.e.touchedAt = at;
           return true;
         });
+        for (const { key, e } of touched.values()) void db.put(key, encode(e));
+        return applied;
       });
     },
     async read(entity, reads) {
