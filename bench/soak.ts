@@ -47,6 +47,7 @@ function child<J extends object, R>(file: string) {
     run: (job: J) =>
       new Promise<R>((resolve, reject) => {
         c.once('message', (m: { ok: boolean; error?: string } & R) => (m.ok ? resolve(m) : reject(new Error(m.error))));
+        c.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
         c.send(job as Parameters<typeof c.send>[0]);
       }),
     stop: () => c.kill(),
