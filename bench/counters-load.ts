@@ -45,11 +45,14 @@ function bodies(job: LoadJob): string[] {
 }
 
 async function post(job: LoadJob, body: string): Promise<void> {
-  const res = await fetch(`${job.url}/v1/events/${job.org}/batch`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-org-id': job.org, 'x-api-key': job.apiKey },
-    body,
-  });
+  const send = () =>
+    fetch(`${job.url}/v1/events/${job.org}/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-org-id': job.org, 'x-api-key': job.apiKey },
+      body,
+    });
+  // A keep-alive socket the server closed as it was reused fails: sent again (the event ids make it harmless).
+  const res = await send().catch(send);
   if (res.status !== 202) throw new Error(`ingestion answered ${res.status}: ${await res.text()}`);
   await res.arrayBuffer();
 }

@@ -7,6 +7,9 @@
  *   - visibility latency at a paced 5,000 events/s (batches of 100 every 20 ms): from the request's
  *     start to the window-store apply that makes the event readable (apply resolved);
  *   - the raw consume ceiling of the same bus in the same run (no-op handler, 6 partitions);
+ *   - the window store's own ceiling for the same updates in the same run: per event the intake's
+ *     id reservation and the pipeline's apply (planned by the pipeline's own planEvent), called
+ *     directly in calls of 500, six in flight (one per partition);
  *   - memory: bytes per active entity and per remembered event (Redis INFO used_memory, or the
  *     V8 heap after gc for the in-process store).
  * The server runs in this process (so the apply hook can time visibility); the load generator
@@ -26,6 +29,10 @@ import { Redis } from 'ioredis';
 import { startProcess, type RunningProcess } from '../app/start.js';
 import { countersService } from '../services/counters.js';
 import type { Bus } from '../infra/bus/types.js';
+import type { WindowStore } from '../infra/windows/types.js';
+import { compileConfig } from '../domain/counters/compile.js';
+import { planEvent } from '../domain/counters/plan-event.js';
+import { counterConfigSchema } from '../schemas/http/counters.js';
 import { epochNow, type LoadJob, type LoadReport } from './counters-load.js';
 
 const EVENTS = Number(process.env.WEIR_BENCH_COUNTER_EVENTS ?? 200_000);
@@ -220,6 +227,7 @@ async function measure(target: Target) {
     const perEntity = (afterEntities - before) / MEMORY_EVENTS - perEvent;
 
     const raw = await rawConsume(p.platform.bus, run);
+    const store = await storeCeiling(p.platform.windows, org, run);
     const sustained = rate(EVENTS, sustainedMs);
     return {
       name: target.name,
@@ -229,6 +237,7 @@ async function measure(target: Target) {
       p99: pct(lat, 0.99),
       raw,
       ratio: sustained / raw,
+      store,
       perEntity,
       perEvent,
       cpuPerEvent,
@@ -238,6 +247,32 @@ async function measure(target: Target) {
     load.stop();
     await p.stop();
   }
+}
+
+/**
+ * Events per second the window store alone settles: per call of BATCH events, reserveIds (intake)
+ * then apply with once ids (pipeline), the updates planned as the pipeline plans them.
+ */
+async function storeCeiling(windows: WindowStore, org: string, run: string): Promise<number> {
+  const scope = `${org}-ceiling`;
+  const compiled = compileConfig(scope, counterConfigSchema.parse({ ...config, version: 1 }), []);
+  const calls = EVENTS / BATCH;
+  let next = 0;
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < calls) {
+      const b = next++;
+      const now = Date.now();
+      const events = Array.from({ length: BATCH }, (_, i) => {
+        const n = b * BATCH + i;
+        return { event_id: `${run}-c${b}-${i}`, entity_id: `entity-${n % ENTITIES}`, event_type: 'txn', occurred_at: new Date(now).toISOString(), value: (n % 997) / 10, attributes: {}, org_id: scope };
+      });
+      await windows.reserveIds(scope, events.map((e) => e.event_id), compiled.eventIdTtlMs);
+      await windows.apply(events.map((e) => ({ entity: { scope, id: e.entity_id }, updates: planEvent(compiled, e, now).updates, once: { id: e.event_id, ttlMs: compiled.eventIdTtlMs } })));
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, worker));
+  return rate(EVENTS, performance.now() - started);
 }
 
 /** CPU time (µs) used so far by this process, Redis, and the Kafka broker when its pid is known. */
@@ -288,7 +323,7 @@ async function cleanRedis(org: string): Promise<void> {
 
 const only = process.env.WEIR_BENCH_ONLY; // 'embedded' or 'kafka' to measure one back end
 const targets: Target[] = [];
-if (only !== 'kafka') targets.push({ name: 'embedded defaults (embedded log, in-process window store, chDB)', env: {}, memory: heapMemory });
+if (only !== 'kafka') targets.push({ name: 'embedded defaults (embedded log, LMDB window store, chDB)', env: {}, memory: heapMemory });
 if (kafka && only !== 'embedded') targets.push({ name: 'Kafka + Redis (chDB for the table)', env: { KAFKA_BROKERS: kafka, REDIS_URL: redisUrl }, memory: redisMemory });
 
 const results = [];
@@ -313,11 +348,13 @@ to the counter table (chDB). Sustained: ${fmt(EVENTS)} events in batches of ${BA
 from the first request to the last event readable live. Latency: paced ${fmt(PACED_RATE)} events/s (batches of
 ${PACED_BATCH} every ${(1000 * PACED_BATCH) / PACED_RATE} ms) for ${PACED_SECONDS} s, from the request's start to the window-store
 apply that makes the event readable. Raw ceiling: the same bus, ${fmt(EVENTS)} messages of the same size consumed by a
-new group with a handler that does nothing, in the same run.
+new group with a handler that does nothing, in the same run. Window store ceiling: the same ${fmt(EVENTS)} events'
+updates (the intake's id reservation and the pipeline's apply with once ids, in calls of ${BATCH}, six in flight)
+called directly on the process's window store, in the same run.
 
-| back end | sustained (events/s) | intake alone (events/s) | p50 visibility at 5,000/s (ms) | p99 (ms) | raw consume (msg/s) | ratio |
-|---|---:|---:|---:|---:|---:|---:|
-${results.map((r) => `| ${r.name} | ${fmt(r.sustained)} | ${fmt(r.intake)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${fmt(r.raw)} | ${(r.ratio * 100).toFixed(1)}% |`).join('\n')}
+| back end | sustained (events/s) | intake alone (events/s) | window store alone (events/s) | p50 visibility at 5,000/s (ms) | p99 (ms) | raw consume (msg/s) | ratio to raw consume |
+|---|---:|---:|---:|---:|---:|---:|---:|
+${results.map((r) => `| ${r.name} | ${fmt(r.sustained)} | ${fmt(r.intake)} | ${fmt(r.store)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${fmt(r.raw)} | ${(r.ratio * 100).toFixed(1)}% |`).join('\n')}
 
 CPU time per event in the sustained phase (µs), and the rate the system's costs (Weir, Redis, Kafka; not the load
 generator) allow on ${os.cpus().length} otherwise idle cores (cores / total CPU per event), since other work on the machine takes

@@ -1,4 +1,5 @@
 import type { Platform } from '../../infra/platform.js';
+import { breather } from '../../infra/breather.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
 import type { ApplyRequest } from '../../infra/windows/types.js';
 import type { TopicEvent } from '../../schemas/http/counters.js';
@@ -85,7 +86,10 @@ export function createEventApplier(deps: { platform: Platform; configs: ConfigSt
     const expiry = new DueSet();
     // One lookup per organization and batch: the loop below is per event.
     const configs = new Map<string, CompiledConfig | null>();
+    // A partition batch can hold thousands of events: planned in slices, requests served between.
+    const breathe = breather(64);
     for (const { value: event, message } of records) {
+      await breathe();
       let compiled = configs.get(event.org_id);
       if (compiled === undefined) configs.set(event.org_id, (compiled = await deps.configs.get(event.org_id)));
       const reason = checkEvent(compiled, event, now);

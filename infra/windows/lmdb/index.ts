@@ -27,6 +27,9 @@ export interface LmdbWindowStore extends WindowStore {
   housekeep(now: number): Promise<number>;
 }
 
+/** Requests (or ids) a transaction body handles at most: a few milliseconds on the event loop. */
+const CHUNK = 200;
+
 /** What an entity is stored as: its series packed as SumSeries.toJSON() arrays. */
 interface StoredEntity {
   t: number;
@@ -72,6 +75,36 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     return result;
   };
 
+  /**
+   * Runs `body` over `items` in transactions of at most CHUNK items, one after another; resolves
+   * with the answers in order once all are on disk. A consumer batch can hold thousands of
+   * requests; in one transaction its body would hold the event loop for as many times a request's
+   * tens of microseconds. Each chunk's transaction is queued only after the previous chunk's body
+   * ran and the loop took a turn, so other work runs between chunks while commits still group
+   * (lmdb commits whatever was queued meanwhile in one transaction, with one fsync).
+   */
+  const writeChunked = async <I, O>(items: I[], body: (chunk: I[]) => O[]): Promise<O[]> => {
+    if (items.length <= CHUNK) return write(() => body(items));
+    if (stopped) throw stopped;
+    const commits: Promise<O[]>[] = [];
+    for (let i = 0; i < items.length; i += CHUNK) {
+      if (stopped) throw stopped;
+      const chunk = items.slice(i, i + CHUNK);
+      await new Promise<void>((resolve) => {
+        commits.push(
+          db.transaction(() => {
+            resolve();
+            return body(chunk);
+          }),
+        );
+      });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const answers = await Promise.all(commits);
+    await db.flushed;
+    return answers.flat();
+  };
+
   const liveEntity = (key: Key, at: number): Entity | undefined => {
     const v = db.get(key) as StoredEntity | undefined;
     return v && at - v.t <= idleTtlMs ? decode(v) : undefined;
@@ -114,12 +147,12 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     async apply(requests) {
       checkApply(requests);
       if (requests.length === 0) return [];
-      return write(() => {
+      return writeChunked(requests, (chunk) => {
         const at = Date.now();
         // Requests of one call often name the same entity (a check updates its user in three):
-        // each entity is decoded once and written once, after its last update.
+        // each entity is decoded once and written once per chunk, after its last update.
         const touched = new Map<string, { key: Key; e: Entity }>();
-        const applied = requests.map((r) => {
+        const applied = chunk.map((r) => {
           if (r.once) {
             const slots = idSlots(r.once.ttlMs, at);
             const digest = digestOf(r.once.id);
@@ -169,9 +202,9 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     async reserveIds(scope, ids, ttlMs) {
       checkPositive('reserveIds ttlMs', ttlMs);
       if (ids.length === 0) return [];
-      return write(() => {
+      return writeChunked(ids, (chunk) => {
         const slots = idSlots(ttlMs, Date.now());
-        return ids.map((id): IdState => {
+        return chunk.map((id): IdState => {
           const digest = digestOf(id);
           const found = findId(scope, digest, slots);
           if (found) return found.value === 1 ? 'applied' : 'reserved';
