@@ -56,7 +56,7 @@ const lines = source.split('\n').length;
 const md = `## Video: script compile time
 
 Command: \`npx tsx bench/video-compile.ts\`. Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${os.cpus().length} cores (nproc),
-Node ${process.version}, shared with seven other agents' work: 1-minute load average ${loadBefore} before and ${load()} after the run.
+Node ${process.version}; 1-minute load average ${loadBefore} before and ${load()} after the run.
 
 Workload: a generated script of ${SCENES.toLocaleString('en')} scenes (${lines.toLocaleString('en')} lines, ${(source.length / 1024).toFixed(0)} KiB): every
 scene has a background colour, a title with a template variable, a text line, an image and a transition; the

@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const out = `## Video: render speed (30 s at 1080p)
 
 Command: \`npx tsx bench/video-render.ts\`. Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${os.cpus().length} cores,
-Node ${process.version}, ffmpeg from Debian; shared with other agents' work (load averages beside each row).
+Node ${process.version}, ffmpeg from Debian (load averages beside each row).
 
 Workload: a 30 s film at 1920x1080, 30 fps: 10 scenes, each with a title and a text line (drawtext, fonts
 through fontconfig), half of them with a 1280x720 picture background and half with the picture contained
