@@ -5,10 +5,11 @@ import { fileURLToPath } from 'node:url';
 /**
  * Starts a bench's own file again as its server child (`WEIR_BENCH_SERVER=1`, a free port, warn
  * logs), so the load generator and the server do not share an event loop; the child prints
- * `URL <base>` once it serves. Answers that base URL and the child.
+ * `URL <base>` once it serves (WEIR_BENCH_NODE_ARGS: more node options for it, e.g. `--cpu-prof`). Answers that base URL and the child.
  */
 export async function spawnBenchServer(moduleUrl: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(moduleUrl)], {
+  const extra = process.env.WEIR_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...nodeArgs, '--import', 'tsx', fileURLToPath(moduleUrl)], {
     env: { ...process.env, WEIR_BENCH_SERVER: '1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

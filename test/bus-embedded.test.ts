@@ -225,18 +225,6 @@ describe('embedded bus on disk', () => {
     expect(all.map((m) => bodyOf(m).seq)).toEqual(Array.from({ length: 300 }, (_, i) => i));
   });
 
-  it('with lingerMs, delivers records sent one by one after the first in the same batch', async () => {
-    const bus = await openBus({ dir: await tempDir() });
-    await bus.ensureTopics([{ topic: 't', partitions: 1 }]);
-    const batches: number[] = [];
-    const sub = await bus.subscribe({ groupId: 'g', topics: ['t'], lingerMs: 2_000, eachBatch: async (b) => void batches.push(b.messages.length) });
-    // Each send is durable before the next: without the wait, the first would come alone.
-    for (let seq = 0; seq < 5; seq++) await bus.send('t', [jsonMessage('k', { seq })]);
-    await expect.poll(() => batches.reduce((a, b) => a + b, 0), { timeout: 10_000 }).toBe(5);
-    expect(batches).toEqual([5]);
-    await sub.stop();
-  });
-
   it('lets a second opener of the directory consume what the writer appends, but not send', async () => {
     const dir = await tempDir();
     const writer = await openBus({ dir, segmentBytes: 400 });

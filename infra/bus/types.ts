@@ -49,9 +49,10 @@ export interface SubscribeOptions {
    */
   concurrency?: number;
   /**
-   * How long the embedded log waits, once records arrive, for more to join them in one batch
-   * (Kafka's fetch round trip batches on its own). A consumer that pays per batch (an insert and
-   * an offset commit with its fsync) and need not run at once, the screening audit, takes a few
+   * How long the embedded log waits, once records arrive, for more to join them in one batch (on
+   * Kafka: the fetch's max wait, with a minimum size the broker waits for). A consumer that pays per batch (an insert and
+   * an offset commit with its fsync) and need not run at once, the screening audit or the risk
+   * records, takes a few
    * batches a second instead of one per send, and leaves the disk and the CPU to the senders.
    * Default 0: delivered as soon as they are appended.
    */

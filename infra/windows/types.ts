@@ -63,7 +63,8 @@ export interface Lease {
 }
 
 /**
- * Durability: every state-changing call resolves only once its effect is durable (embedded: its
+ * Durability: every state-changing call resolves only once its effect is durable, unless asked
+ * otherwise (WriteOptions) (embedded: its
  * LMDB transaction committed and flushed to disk; Redis: as durable as the server's persistence;
  * the in-process store of tests keeps nothing). A consumer may
  * therefore commit its offsets as soon as `apply` resolves; after a crash, redelivered events are
@@ -75,10 +76,20 @@ export interface Lease {
  * decimal places), so 0.1 + 0.2 reads 0.3.
  * Entities without an update for the store's idle TTL (default 100 days) disappear.
  */
+/**
+ * `sync: false` resolves a write once it is committed and seen by every later call, before it is
+ * durable; the caller awaits `synced()` before it acknowledges anything that depends on it. A
+ * request that must wait for two durable writes (the store's and the log's) then waits for both
+ * at once rather than one after the other. Default: true.
+ */
+export interface WriteOptions {
+  sync?: boolean;
+}
+
 export interface WindowStore {
   readonly kind: 'redis' | 'lmdb' | 'memory';
   /** Applies each request atomically; answers per request whether it applied (false = seen before). */
-  apply(requests: ApplyRequest[]): Promise<boolean[]>;
+  apply(requests: ApplyRequest[], options?: WriteOptions): Promise<boolean[]>;
   /** Reads series of one entity; answers values in the order asked. */
   read(entity: EntityRef, reads: SeriesRead[]): Promise<(number | null)[]>;
   /**
@@ -95,7 +106,9 @@ export interface WindowStore {
    * Claims ids in a namespace for ttlMs without touching series (short leases, e.g. a
    * configuration write): answers per id whether this call claimed it (false = already claimed).
    */
-  claim(scope: string, namespace: string, ids: string[], ttlMs: number): Promise<boolean[]>;
+  claim(scope: string, namespace: string, ids: string[], ttlMs: number, options?: WriteOptions): Promise<boolean[]>;
+  /** Resolves once every write that resolved before this call is durable (after `sync: false` writes). */
+  synced(): Promise<void>;
   /** Gives back claims, e.g. when the write they guarded failed. */
   release(scope: string, namespace: string, ids: string[]): Promise<void>;
   /** Marks entities of a scope as due at `dueAt` (ms); keeps the earliest due time per entity. */

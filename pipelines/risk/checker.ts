@@ -112,7 +112,10 @@ export function createChecker(deps: CheckerDeps) {
 
     const behavior = behaviorFacts(req);
     const updates = planUpdates(keys, now, history, behavior.facts.features, located);
-    const [applied] = await Promise.all([windows.apply(updates.requests), windows.claim(orgId, RECENT_NAMESPACE, [requestId], RECENT_REQUEST_MS)]);
+    // Committed, not yet on disk: the state's fsync runs while the check is scored and logged, and
+    // the answer waits for both below (one after the other, they made most of the tail).
+    const deferred = { sync: false };
+    const [applied] = await Promise.all([windows.apply(updates.requests, deferred), windows.claim(orgId, RECENT_NAMESPACE, [requestId], RECENT_REQUEST_MS, deferred)]);
     const newOf = (i: number | null) => i !== null && applied[i] === true;
 
     const assessment = assess({
@@ -167,6 +170,7 @@ export function createChecker(deps: CheckerDeps) {
     const event = hook?.enabled ? eventFor(decision.outcome, { reviewIsHigh: config.review_emits_high, subscribed: hook.events }) : null;
     await Promise.all([
       send(RISK_CHECKS_TOPIC, orgId, record),
+      windows.synced(),
       event
         ? deps.events.emit([
             {

@@ -295,6 +295,17 @@ export function busContract(name: string, makeBus: () => Promise<Bus>, opts: Bus
       expect(await totalLag(bus, groupId, topic)).toBe(7);
     });
 
+    it('with lingerMs, delivers records sent one by one within the wait in one batch', async () => {
+      const bus = await newBus();
+      const topic = uniqueName('linger');
+      await bus.ensureTopics([{ topic, partitions: 1 }]);
+      const c = await consuming(bus, { groupId: uniqueName('g'), topics: [topic], lingerMs: 3_000 });
+      // Each send is durable before the next: without the wait, the first would come alone.
+      for (let seq = 0; seq < 5; seq++) await bus.send(topic, [jsonMessage('k', { seq })]);
+      await c.waitFor('5 messages', (d) => d.length >= 5);
+      expect(c.attempts.map((b) => b.messages.length)).toEqual([5]);
+    });
+
     it('lets two groups consume the same topic independently', async () => {
       const { bus, topic, groupId: groupA } = await seeded('groups', 2, 10, (seq) => `k${seq}`);
       const groupB = uniqueName('g');

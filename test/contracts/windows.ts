@@ -234,6 +234,16 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         expect(await store.claim(scope, 'intake', ['a'], 50)).toEqual([true]);
       });
 
+      it('answers writes made with sync: false to every later call, and synced() resolves after them', async () => {
+        const deferred = { sync: false };
+        expect(await store.claim(scope, 'intake', ['d'], 60_000, deferred)).toEqual([true]);
+        expect(await store.apply([{ entity: ent('u1'), updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 2, floor: 0 }], once: { id: 'd1', ttlMs: 60_000 } }], deferred)).toEqual([true]);
+        expect(await store.claim(scope, 'intake', ['d'], 60_000)).toEqual([false]);
+        expect(await store.apply([{ entity: ent('u1'), updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 2, floor: 0 }], once: { id: 'd1', ttlMs: 60_000 } }], deferred)).toEqual([false]);
+        await store.synced();
+        expect(await store.read(ent('u1'), [{ kind: 'sum', series: 'n', floor: 0 }])).toEqual([2]);
+      });
+
       it('does not touch series', async () => {
         await store.claim(scope, 'intake', ['u1'], 60_000);
         expect(await store.read(ent('u1'), [{ kind: 'sum', series: 'n', floor: 0 }, { kind: 'max', series: 'seen' }])).toEqual([0, null]);

@@ -14,6 +14,9 @@ export interface GroupTuning {
   readyTimeoutMs: number;
 }
 
+/** With `lingerMs`, a fetch this large returns before the wait ends. */
+const LINGER_MIN_BYTES = 1 << 20;
+
 export const defaultTuning: GroupTuning = { partitionsConsumedConcurrently: 1, maxWaitTimeInMs: 1000, sessionTimeoutMs: 10_000, readyTimeoutMs: 60_000 };
 
 /** kafkajs may repeat a header; the port carries one string per name, the last one set. */
@@ -51,7 +54,8 @@ export async function subscribeGroup(kafka: Kafka, log: Logger, options: Subscri
   const consumer = kafka.consumer({
     groupId: options.groupId,
     allowAutoTopicCreation: true,
-    maxWaitTimeInMs: tuning.maxWaitTimeInMs,
+    // Kafka's own linger: the broker holds a fetch until LINGER_MIN_BYTES arrive or the wait ends.
+    ...(options.lingerMs ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs } : { maxWaitTimeInMs: tuning.maxWaitTimeInMs }),
     sessionTimeout: tuning.sessionTimeoutMs,
     heartbeatInterval: Math.min(3000, Math.floor(tuning.sessionTimeoutMs / 3)),
   });

@@ -67,11 +67,11 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
   const db: RootDatabase = open({ path: opts.dir, compression: false });
   let stopped: Error | undefined;
 
-  /** Runs `body` in one write transaction; resolves with its result once the commit is on disk. */
-  const write = async <T>(body: () => T): Promise<T> => {
+  /** Runs `body` in one write transaction; resolves with its result once the commit is on disk (or, without `sync`, once committed). */
+  const write = async <T>(body: () => T, sync = true): Promise<T> => {
     if (stopped) throw stopped;
     const result = await db.transaction(body);
-    await db.flushed;
+    if (sync) await db.flushed;
     return result;
   };
 
@@ -83,8 +83,8 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
    * ran and the loop took a turn, so other work runs between chunks while commits still group
    * (lmdb commits whatever was queued meanwhile in one transaction, with one fsync).
    */
-  const writeChunked = async <I, O>(items: I[], body: (chunk: I[]) => O[]): Promise<O[]> => {
-    if (items.length <= CHUNK) return write(() => body(items));
+  const writeChunked = async <I, O>(items: I[], body: (chunk: I[]) => O[], sync = true): Promise<O[]> => {
+    if (items.length <= CHUNK) return write(() => body(items), sync);
     if (stopped) throw stopped;
     const commits: Promise<O[]>[] = [];
     for (let i = 0; i < items.length; i += CHUNK) {
@@ -101,7 +101,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const answers = await Promise.all(commits);
-    await db.flushed;
+    if (sync) await db.flushed;
     return answers.flat();
   };
 
@@ -144,10 +144,12 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
 
   return {
     kind: 'lmdb',
-    async apply(requests) {
+    async apply(requests, options) {
       checkApply(requests);
       if (requests.length === 0) return [];
-      return writeChunked(requests, (chunk) => {
+      return writeChunked(
+        requests,
+        (chunk) => {
         const at = Date.now();
         // Requests of one call often name the same entity (a check updates its user in three):
         // each entity is decoded once and written once per chunk, after its last update.
@@ -174,7 +176,9 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
         });
         for (const { key, e } of touched.values()) void db.put(key, encode(e));
         return applied;
-      });
+        },
+        options?.sync,
+      );
     },
     async read(entity, reads) {
       if (stopped) throw stopped;
@@ -224,7 +228,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
         }
       });
     },
-    async claim(scope, namespace, ids, ttlMs) {
+    async claim(scope, namespace, ids, ttlMs, options) {
       checkPositive('claim ttlMs', ttlMs);
       return write(() => {
         const at = Date.now();
@@ -235,7 +239,10 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
           void db.put(key, at + ttlMs);
           return true;
         });
-      });
+      }, options?.sync);
+    },
+    async synced() {
+      await db.flushed;
     },
     async release(scope, namespace, ids) {
       await write(() => {

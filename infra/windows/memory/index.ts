@@ -50,6 +50,8 @@ export async function createMemoryWindowStore(opts: MemoryWindowStoreOptions = {
       checkPositive('claim ttlMs', ttlMs);
       return state.claim(scope, namespace, ids, ttlMs, Date.now());
     },
+    // Nothing here is durable: every write is as durable as it gets when it resolves.
+    async synced() {},
     async release(scope, namespace, ids) {
       usable();
       state.release(scope, namespace, ids);

@@ -209,6 +209,8 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       }));
       return claimed;
     },
+    // A write is as durable as the server's persistence makes it when its reply comes.
+    async synced() {},
     async release(scope, namespace, ids) {
       await Promise.all(ids.map((id) => redis.unlink(key.claim(scope, namespace, id))));
     },

@@ -49,6 +49,7 @@ export function failFastOnOutage(store: WindowStore): WindowStore {
     reserveIds: guard(store.reserveIds.bind(store)),
     unreserveIds: guard(store.unreserveIds.bind(store)),
     deleteEntity: guard(store.deleteEntity.bind(store)),
+    synced: guard(store.synced.bind(store)),
     health: () => store.health(),
     close: () => store.close(),
   };
