@@ -9,6 +9,7 @@
  */
 import './scratch.js';
 import { spawnBenchServer } from './bench-server.js';
+import { damonState } from './damon.js';
 import http from 'node:http';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -271,8 +272,7 @@ async function main(): Promise<void> {
 
 Command: \`node --import tsx bench/risk.ts\` (Kafka + Redis measured when \`WEIR_BENCH_KAFKA_BROKERS\` or
 \`WEIR_TEST_KAFKA_BROKERS\` and the Redis address are set). Date: ${new Date().toISOString().slice(0, 10)}. Machine: 2 cores,
-Node ${process.version}; 1-minute load average ${fmt(load)} at the end: **the machine was shared with other work**, so
-latencies include waiting for a core. The server (risk service: API and the risk.checks consumer) is a child process; the load
+Node ${process.version}; 1-minute load average ${fmt(load)} at the end (the benchmark's own load is about 2)${load > 3 ? ': **the machine was shared with other work**, so latencies include waiting for a core' : ''}; ${damonState()}. The server (risk service: API and the risk.checks consumer) is a child process; the load
 generator shares the 2 cores with it.
 
 Workload: each check carries email, IP (${IPS.length} public addresses: geolocation, ASN and lists), phone, device fingerprint,

@@ -11,6 +11,7 @@
  */
 import './scratch.js';
 import { spawnBenchServer } from './bench-server.js';
+import { damonState } from './damon.js';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -143,7 +144,7 @@ async function main() {
     }
     const md = `# Screening under open-loop load (issue 16)
 
-Run ${new Date().toISOString()} by \`node --import tsx bench/screening-load.ts ${seconds}\` on ${os.cpus().length} cores, Node ${process.version}; load average ${load.map((x) => x.toFixed(1)).join(' / ')} at start and ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end${load[0]! > 1.5 ? ': **the machine was shared with other builds, so these figures are noisy** (other processes take the CPU and the disk at any moment)' : ''}. Server in a child process on embedded defaults (embedded log with fsync before each answer, chDB), every shared list loaded (${snapshot.entities.length} entities), ${seconds} s per rate, ${names.length} names (perturbed listed names of every class of the evaluation set, and ordinary names, alternating). Latency from each request's scheduled time to its answer.
+Run ${new Date().toISOString()} by \`node --import tsx bench/screening-load.ts ${seconds}\` on ${os.cpus().length} cores, Node ${process.version}; load average ${load.map((x) => x.toFixed(1)).join(' / ')} at start and ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} at the end${load[0]! > 1.5 ? ': **the machine was shared with other builds, so these figures are noisy** (other processes take the CPU and the disk at any moment)' : ''}; ${damonState()}. Server in a child process on embedded defaults (embedded log with fsync before each answer, chDB), every shared list loaded (${snapshot.entities.length} entities), ${seconds} s per rate, ${names.length} names (perturbed listed names of every class of the evaluation set, and ordinary names, alternating). Latency from each request's scheduled time to its answer.
 
 | screens/s | requests | failed | p50 ms | p95 ms | p99 ms | max ms | server screen p50 / p99 ms | server audit write p50 / p99 ms |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|

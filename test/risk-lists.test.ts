@@ -35,12 +35,22 @@ describe('IP ranges', () => {
     expect(set.has(ip('2001:db9::1'))).toBe(false);
   });
 
-  it('reads the ASN tables of the data package format', () => {
-    const t4 = parseAsnCsv('16777216,16777471,13335,"Cloudflare, Inc."\n16778240,16779263,38803,Gtelecom Pty Ltd\n', 4);
+  it('reads the ASN tables of the data package format', async () => {
+    const t4 = await parseAsnCsv('16777216,16777471,13335,"Cloudflare, Inc."\n16778240,16779263,38803,Gtelecom Pty Ltd\n', 4);
     expect(t4.get(ip('1.0.0.1').value)).toEqual({ asn: 13335, org: 'Cloudflare, Inc.' });
     expect(t4.get(ip('1.0.2.1').value)).toBeNull();
-    const t6 = parseAsnCsv('2001::,2001::ffff:ffff:ffff:ffff:ffff:ffff,6939,Hurricane Electric LLC\n', 6);
+    const t6 = await parseAsnCsv('2001::,2001::ffff:ffff:ffff:ffff:ffff:ffff,6939,Hurricane Electric LLC\n', 6);
     expect(t6.get(ip('2001::5').value)?.asn).toBe(6939);
+  });
+
+  it('lets the event loop turn while it parses a large ASN table', async () => {
+    const lines = Array.from({ length: 50_000 }, (_, i) => `${i * 256},${i * 256 + 255},${i % 900},AS ${i % 900}`).join('\n');
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const table = await parseAsnCsv(lines, 4);
+    clearInterval(ticker);
+    expect(table.get(ip('0.0.1.1').value)).toEqual({ asn: 1, org: 'AS 1' });
+    expect(turns).toBeGreaterThan(0);
   });
 });
 

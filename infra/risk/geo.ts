@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Reader, type Response } from 'maxmind';
@@ -30,15 +31,24 @@ export interface GeoAnswer {
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
-/** Parses `start,end,asn,org` lines (org possibly quoted) into a range table. */
-export function parseAsnCsv(text: string, family: 4 | 6): AsnTable {
+/** Lines parsed between two turns of the event loop: a few milliseconds of work. */
+const LINES_PER_TURN = 10_000;
+
+/**
+ * Parses `start,end,asn,org` lines (org possibly quoted) into a range table. The IPv4 table is
+ * half a million lines, about half a second of work: it yields to the event loop between slices,
+ * so the other services of the process keep answering while it loads.
+ */
+export async function parseAsnCsv(text: string, family: 4 | 6): Promise<AsnTable> {
   const starts: number[] | bigint[] = [];
   const ends: number[] | bigint[] = [];
   const asns: number[] = [];
   const orgIds: number[] = [];
   const orgs: string[] = [];
   const orgIndex = new Map<string, number>();
+  let lines = 0;
   for (const line of text.split('\n')) {
+    if (++lines % LINES_PER_TURN === 0) await yieldToEventLoop();
     if (!line) continue;
     const a = line.indexOf(',');
     const b = line.indexOf(',', a + 1);
@@ -91,7 +101,7 @@ export class GeoData {
     if (!p) {
       p = (async () => {
         const [city, asn] = await Promise.all([readFile(this.files.city(f)), readFile(this.files.asn(f), 'utf8')]);
-        return { city: new Reader<Response>(city), asn: parseAsnCsv(asn, f) };
+        return { city: new Reader<Response>(city), asn: await parseAsnCsv(asn, f) };
       })();
       p.catch(() => this.families.delete(f));
       this.families.set(f, p);
