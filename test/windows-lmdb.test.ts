@@ -131,6 +131,23 @@ describe('lmdb window store: housekeeping', () => {
   }, 300_000);
 });
 
+describe('lmdb window store: queues of a large flush', () => {
+  it('takes, schedules and unschedules thousands of ids across its small transactions, in order and exactly once', async () => {
+    const store = await createLmdbWindowStore({ dir: await tempDir(), housekeepingIntervalMs: 3_600_000 });
+    try {
+      const n = 5_000;
+      await store.schedule('org', 'dirty', Array.from({ length: n }, (_, i) => ({ id: `e${String(i).padStart(5, '0')}`, dueAt: i })));
+      const taken = await store.takeDue('org', 'dirty', n, 4_321, { queue: 'lease', dueAt: 10, prefix: 'p:' });
+      expect(taken).toEqual(Array.from({ length: 4_321 }, (_, i) => `e${String(i).padStart(5, '0')}`));
+      expect(await store.takeDue('org', 'dirty', n, n)).toHaveLength(n - 4_321);
+      await store.unschedule('org', 'lease', taken.slice(0, 4_000).map((id) => `p:${id}`));
+      expect(await store.takeDue('org', 'lease', 10, n)).toEqual(taken.slice(4_000).map((id) => `p:${id}`));
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 const storeModule = fileURLToPath(new URL('../infra/windows/lmdb/index.ts', import.meta.url));
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
+import { clickhouseDateTime } from '../../domain/rules/values.js';
 
 /** How long an Idempotency-Key is remembered (Stripe's window): a retry within it is answered from the record. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
@@ -40,7 +41,7 @@ TTL toDateTime(created_at) + INTERVAL ${IDEMPOTENCY_WINDOW_HOURS} HOUR`;
 export function clickhouseIdempotencyStore(analytics: Analytics, clock: Clock): IdempotencyStore {
   return {
     async find(orgId, key) {
-      const since = new Date(clock.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000).toISOString().replace('T', ' ').replace('Z', '');
+      const since = clickhouseDateTime(clock.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000);
       const rs = await analytics.query({
         query: `SELECT request_sha256, response FROM screening_idempotency
                 WHERE org_id = {org:String} AND idempotency_key = {key:String} AND created_at > {since:DateTime64(3, 'UTC')}

@@ -1,5 +1,6 @@
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
+import { clickhouseDateTime } from '../../domain/rules/values.js';
 import type { RenderJob } from './ports.js';
 import type { JobEvent, WorkerEvent } from './topics.js';
 
@@ -43,8 +44,6 @@ const TERMINAL = new Set(['complete', 'failed']);
 export const WORKER_BEAT_MS = 2_000;
 const WORKER_GONE_MS = 5 * WORKER_BEAT_MS;
 
-/** ClickHouse's DateTime64(3) text form, in UTC. */
-const chTime = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
 export type JobStore = ReturnType<typeof createJobStore>;
 
@@ -55,7 +54,7 @@ export function createJobStore(analytics: Analytics, clock: Clock) {
   async function write(job: RenderJob): Promise<void> {
     await analytics.insert({
       table: 'video_render_jobs',
-      values: [{ org_id: job.orgId, job_id: job.jobId, status: job.status, record: JSON.stringify(job), version: nextVersion(), updated_at: chTime(Date.parse(job.updatedAt)) }],
+      values: [{ org_id: job.orgId, job_id: job.jobId, status: job.status, record: JSON.stringify(job), version: nextVersion(), updated_at: clickhouseDateTime(Date.parse(job.updatedAt)) }],
       format: 'JSONEachRow',
     });
   }
@@ -112,7 +111,7 @@ export function createJobStore(analytics: Analytics, clock: Clock) {
       const seenAt = e.stopping ? 0 : e.at;
       await analytics.insert({
         table: 'video_render_workers',
-        values: [{ worker_id: e.workerId, record: JSON.stringify(state), seen_at: chTime(seenAt), version: nextVersion() }],
+        values: [{ worker_id: e.workerId, record: JSON.stringify(state), seen_at: clickhouseDateTime(seenAt), version: nextVersion() }],
         format: 'JSONEachRow',
       });
     },

@@ -252,34 +252,49 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     async schedule(scope, queue, entries) {
       for (const e of entries) checkFinite('schedule dueAt', e.dueAt);
       if (entries.length === 0) return;
-      await write(() => scheduleIn(scope, queue, entries));
+      await writeChunked(entries, (chunk) => {
+        scheduleIn(scope, queue, chunk);
+        return chunk;
+      });
     },
     async takeDue(scope, queue, now, limit, lease) {
       checkPositive('takeDue limit', limit);
       if (lease) checkFinite('lease dueAt', lease.dueAt);
-      return write(() => {
-        const taken: string[] = [];
-        // Keys sort by due time, then id: the order a Redis sorted set answers in.
-        for (const key of db.getKeys({ start: [KEYSPACES.due, scope, queue, -Infinity], end: [KEYSPACES.due, scope, queue, now, '\uffff'], limit })) {
-          const id = (key as [string, string, string, number, string])[4];
-          void db.remove(key);
-          void db.remove([KEYSPACES.queued, scope, queue, id]);
-          taken.push(id);
-        }
-        if (lease) scheduleIn(scope, lease.queue, taken.map((id) => ({ id: lease.prefix + id, dueAt: lease.dueAt })));
-        return taken;
-      });
+      // At most CHUNK ids a transaction, each id's removal and its lease in the same one: a flush
+      // takes thousands, which in one body held the event loop for hundreds of milliseconds.
+      const taken: string[] = [];
+      while (taken.length < limit) {
+        const want = Math.min(CHUNK, limit - taken.length);
+        // Committed chunk by chunk, flushed once at the end.
+        const chunk = await write(() => {
+          const ids: string[] = [];
+          // Keys sort by due time, then id: the order a Redis sorted set answers in.
+          for (const key of db.getKeys({ start: [KEYSPACES.due, scope, queue, -Infinity], end: [KEYSPACES.due, scope, queue, now, '\uffff'], limit: want })) {
+            const id = (key as [string, string, string, number, string])[4];
+            void db.remove(key);
+            void db.remove([KEYSPACES.queued, scope, queue, id]);
+            ids.push(id);
+          }
+          if (lease) scheduleIn(scope, lease.queue, ids.map((id) => ({ id: lease.prefix + id, dueAt: lease.dueAt })));
+          return ids;
+        }, false);
+        taken.push(...chunk);
+        if (chunk.length < want) break;
+      }
+      await db.flushed;
+      return taken;
     },
     async unschedule(scope, queue, ids) {
       if (ids.length === 0) return;
-      await write(() => {
-        for (const id of ids) {
+      await writeChunked(ids, (chunk) => {
+        for (const id of chunk) {
           const queued = [KEYSPACES.queued, scope, queue, id];
           const dueAt = db.get(queued) as number | undefined;
           if (dueAt === undefined) continue;
           void db.remove(queued);
           void db.remove([KEYSPACES.due, scope, queue, dueAt, id]);
         }
+        return chunk;
       });
     },
     async deleteEntity(entity) {
