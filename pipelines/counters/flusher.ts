@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { breather } from '../../infra/breather.js';
 import type { Platform } from '../../infra/platform.js';
 import type { Lease } from '../../infra/windows/types.js';
 import type { CompiledConfig } from '../../domain/counters/compile.js';
@@ -90,8 +91,20 @@ export function createFlusher(deps: { platform: Platform; configs: ConfigStore; 
       takeAll(org, EXPIRY_QUEUE, now, lease('x:')),
       takeAll(org, LEASE_QUEUE, now, lease('')),
     ]);
-    const leases = [...dirty.map((id) => `${instance}:d:${id}`), ...expiring.map((id) => `${instance}:x:${id}`), ...stale.map((id) => `${instance}:${id}`)];
-    const ids = new Set([...dirty, ...expiring.map(afterTick), ...stale.map(entityOfLease)]);
+    // A flush can hold a hundred thousand entities: gathered in slices, between other work.
+    const breathe = breather(5_000);
+    const leases: string[] = [];
+    const ids = new Set<string>();
+    const gather = async (taken: string[], tag: string, entity: (taken: string) => string) => {
+      for (const t of taken) {
+        leases.push(`${instance}:${tag}${t}`);
+        ids.add(entity(t));
+        await breathe();
+      }
+    };
+    await gather(dirty, 'd:', (id) => id);
+    await gather(expiring, 'x:', afterTick);
+    await gather(stale, '', entityOfLease);
     if (ids.size === 0) return 0;
     const entities = [...ids];
     try {
