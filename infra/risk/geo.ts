@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Reader, type Response } from 'maxmind';
+import { breather } from '../breather.js';
 import { AsnTable, ipv6ToBigInt, type ParsedIp } from './ip-ranges.js';
 
 /**
@@ -46,9 +46,9 @@ export async function parseAsnCsv(text: string, family: 4 | 6): Promise<AsnTable
   const orgIds: number[] = [];
   const orgs: string[] = [];
   const orgIndex = new Map<string, number>();
-  let lines = 0;
+  const breathe = breather(LINES_PER_TURN);
   for (const line of text.split('\n')) {
-    if (++lines % LINES_PER_TURN === 0) await yieldToEventLoop();
+    await breathe();
     if (!line) continue;
     const a = line.indexOf(',');
     const b = line.indexOf(',', a + 1);

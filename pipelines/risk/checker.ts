@@ -19,6 +19,7 @@ import { RISK_CHECKS_TOPIC, type CheckRecord } from './record.js';
 import type { WeightsStore } from './weights-store.js';
 import type { WhitelistStore } from './whitelist-store.js';
 import type { WebhookConfigStore } from './webhook-config-store.js';
+import type { WriteOptions } from '../../infra/windows/types.js';
 
 export interface CheckerDeps {
   platform: Platform;
@@ -52,6 +53,8 @@ export const RECENT_REQUEST_MS = 3_600_000;
 export const RECENT_NAMESPACE = 'risk.recent';
 /** Phone numbers whose parse is kept: a number recurs with its user, and libphonenumber's parse was a tenth of a check's CPU. */
 const PHONE_CACHE_SIZE = 50_000;
+/** Window-store writes of a check: committed at once, made durable alongside the log append. */
+const DEFERRED: WriteOptions = { sync: false };
 
 /**
  * One risk check: look up what the request names (IP lists and geolocation, phone metadata,
@@ -114,8 +117,7 @@ export function createChecker(deps: CheckerDeps) {
     const updates = planUpdates(keys, now, history, behavior.facts.features, located);
     // Committed, not yet on disk: the state's fsync runs while the check is scored and logged, and
     // the answer waits for both below (one after the other, they made most of the tail).
-    const deferred = { sync: false };
-    const [applied] = await Promise.all([windows.apply(updates.requests, deferred), windows.claim(orgId, RECENT_NAMESPACE, [requestId], RECENT_REQUEST_MS, deferred)]);
+    const [applied] = await Promise.all([windows.apply(updates.requests, DEFERRED), windows.claim(orgId, RECENT_NAMESPACE, [requestId], RECENT_REQUEST_MS, DEFERRED)]);
     const newOf = (i: number | null) => i !== null && applied[i] === true;
 
     const assessment = assess({

@@ -150,32 +150,32 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
       return writeChunked(
         requests,
         (chunk) => {
-        const at = Date.now();
-        // Requests of one call often name the same entity (a check updates its user in three):
-        // each entity is decoded once and written once per chunk, after its last update.
-        const touched = new Map<string, { key: Key; e: Entity }>();
-        const applied = chunk.map((r) => {
-          if (r.once) {
-            const slots = idSlots(r.once.ttlMs, at);
-            const digest = digestOf(r.once.id);
-            const found = findId(r.entity.scope, digest, slots);
-            if (found?.value === 1) return false;
-            if (found) void db.put(found.key, 1);
-            else addId(r.entity.scope, digest, slots, 1);
-          }
-          const name = `${r.entity.scope}\u0000${r.entity.id}`;
-          let entry = touched.get(name);
-          if (!entry) {
-            const key = [KEYSPACES.entity, r.entity.scope, r.entity.id];
-            entry = { key, e: liveEntity(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at } };
-            touched.set(name, entry);
-          }
-          for (const u of r.updates) update(entry.e, u);
-          entry.e.touchedAt = at;
-          return true;
-        });
-        for (const { key, e } of touched.values()) void db.put(key, encode(e));
-        return applied;
+          const at = Date.now();
+          // Requests of one call often name the same entity (a check updates its user in three):
+          // each entity is decoded once and written once per chunk, after its last update.
+          const touched = new Map<string, { key: Key; e: Entity }>();
+          const applied = chunk.map((r) => {
+            if (r.once) {
+              const slots = idSlots(r.once.ttlMs, at);
+              const digest = digestOf(r.once.id);
+              const found = findId(r.entity.scope, digest, slots);
+              if (found?.value === 1) return false;
+              if (found) void db.put(found.key, 1);
+              else addId(r.entity.scope, digest, slots, 1);
+            }
+            const name = `${r.entity.scope}\u0000${r.entity.id}`;
+            let entry = touched.get(name);
+            if (!entry) {
+              const key = [KEYSPACES.entity, r.entity.scope, r.entity.id];
+              entry = { key, e: liveEntity(key, at) ?? { sums: new Map(), maxes: new Map(), touchedAt: at } };
+              touched.set(name, entry);
+            }
+            for (const u of r.updates) update(entry.e, u);
+            entry.e.touchedAt = at;
+            return true;
+          });
+          for (const { key, e } of touched.values()) void db.put(key, encode(e));
+          return applied;
         },
         options?.sync,
       );
