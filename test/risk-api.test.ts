@@ -187,6 +187,31 @@ describe('checks', () => {
     const [row] = await waitFor(() => rows('SELECT outcome, score, reasons, ip FROM risk_checks FINAL WHERE org_id = {org:String} AND request_id = {id:String}', { org, id: body.request_id }), (r) => r.length === 1);
     expect(row).toMatchObject({ outcome: 'review', reasons: ['Tor exit node detected'], ip: TOR_IP });
   });
+
+  it('answers only once the window-store writes of the check are durable', async () => {
+    const { c } = fresh();
+    const windows = p.platform.windows;
+    const synced = windows.synced.bind(windows);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let waiting = 0;
+    windows.synced = async () => {
+      waiting++;
+      await gate;
+      await synced();
+    };
+    try {
+      let answered = false;
+      const pending = c.check(base()).then((r) => ((answered = true), r));
+      await expect.poll(() => waiting, { timeout: 10_000 }).toBeGreaterThan(0);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(answered).toBe(false);
+      release();
+      expect((await pending).status).toBe(200);
+    } finally {
+      windows.synced = synced;
+    }
+  });
 });
 
 describe('whitelist', () => {
