@@ -12,6 +12,7 @@
  * table ready for bench/RESULTS.md.
  */
 import './scratch.js';
+import { damonState } from './damon.js';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
 
   const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
   console.log(`Command: \`node --import tsx bench/housekeeping.ts\` (WEIR_HK_IDS=${IDS}, WEIR_HK_ENTITIES=${ENTITIES})  `);
-  console.log(`Date: ${new Date().toISOString()}. Machine: nproc ${availableParallelism()}, Node ${process.version}; 1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end`);
+  console.log(`Date: ${new Date().toISOString()}. Machine: nproc ${availableParallelism()}, Node ${process.version}; 1-minute load average ${load0.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ${damonState()}`);
   console.log('');
   console.log('| | embedded window store (LMDB) |');
   console.log('|---|---:|');

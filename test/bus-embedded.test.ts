@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { appendFile, mkdtemp, readdir, utimes } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { appendFile, mkdtemp, readdir, readFile, readlink, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -214,6 +215,36 @@ describe('embedded bus on disk', () => {
     const bus = await openBus({ dir: await tempDir() });
     await expect(bus.send('../escape', [jsonMessage('k', {})])).rejects.toThrow(/invalid topic name/);
     await expect(bus.ensureTopics([{ topic: 'ok', partitions: 0 }])).rejects.toThrow(/positive integer/);
+  });
+
+  it('appends through a descriptor opened with O_DSYNC, so an acknowledged write is on disk without a separate fsync', async () => {
+    /** The flags of every descriptor of this process open on `file`, from /proc/self/fdinfo. */
+    const flagsOn = async (file: string): Promise<number[]> => {
+      const flags: number[] = [];
+      for (const fd of await readdir('/proc/self/fd')) {
+        const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+        if (target !== file) continue;
+        const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+        const octal = /^flags:\s+([0-7]+)/m.exec(info)?.[1];
+        if (octal) flags.push(parseInt(octal, 8));
+      }
+      return flags;
+    };
+    const writable = (f: number) => (f & 3) !== constants.O_RDONLY;
+    const dir = await tempDir();
+    const first = await openBus({ dir, segmentBytes: 256 });
+    await first.send('t', Array.from({ length: 8 }, (_, seq) => jsonMessage('k', { seq }))); // rolls new segments
+    const rolled = (await flagsOn(await lastSegment(dir, 't'))).filter(writable);
+    expect(rolled).toHaveLength(1);
+    expect(rolled[0]! & constants.O_DSYNC).toBe(constants.O_DSYNC);
+    await first.close();
+
+    const second = await openBus({ dir, segmentBytes: 1 << 20 }); // reopens the last segment to append to it
+    await second.send('t', [jsonMessage('k', { seq: 8 })]);
+    const reopened = (await flagsOn(await lastSegment(dir, 't'))).filter(writable);
+    expect(reopened).toHaveLength(1);
+    expect(reopened[0]! & constants.O_DSYNC).toBe(constants.O_DSYNC);
+    expect(await consumeAll(second, 't', 'g', 9)).toHaveLength(9);
   });
 
   it('shares fsyncs between concurrent sends and keeps offsets dense', async () => {
