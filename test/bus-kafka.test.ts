@@ -61,6 +61,28 @@ describe.skipIf(!shouldRun('kafkaBrokers'))('kafka bus on a real broker', () => 
     },
   });
 
+  it('does not hold a send to one topic behind a large send in flight to another', async () => {
+    // kafkajs lets an idempotent producer have one request in flight; a producer shared by every
+    // topic made a transaction wait behind a batch of counter events.
+    const bus = kafkaBus();
+    try {
+      const [bulk, urgent] = [uniqueName('bulk'), uniqueName('urgent')];
+      await bus.ensureTopics([{ topic: bulk, partitions: 1 }, { topic: urgent, partitions: 1 }]);
+      await bus.send(bulk, [jsonMessage('k', { warm: true })]); // connections made before the race
+      await bus.send(urgent, [jsonMessage('k', { warm: true })]);
+      const finished: string[] = [];
+      const padding = 'x'.repeat(10_000);
+      // About 8 MB: about ten produce requests, one after another.
+      const large = bus.send(bulk, Array.from({ length: 800 }, (_, seq) => jsonMessage('k', { seq, padding }))).then(() => finished.push('bulk'));
+      await new Promise((r) => setImmediate(r));
+      await bus.send(urgent, [jsonMessage('k', { seq: 0 })]).then(() => finished.push('urgent'));
+      await large;
+      expect(finished).toEqual(['urgent', 'bulk']);
+    } finally {
+      await bus.close();
+    }
+  });
+
   describe('failed batches', () => {
     const buses: Bus[] = [];
     afterAll(async () => {

@@ -6,7 +6,7 @@ import { groupLag, ensureTopics } from './admin.js';
 import { groupCommit } from '../../group-commit.js';
 import { chunkBySize } from '../../chunk.js';
 import { defaultTuning, subscribeGroup, type GroupTuning } from './consumer.js';
-import { lazy } from './lazy.js';
+import { lazy, type Lazy } from './lazy.js';
 import { keyPartitioner } from './partitioner.js';
 import { kafkaLogLevel, pinoLogCreator } from './log.js';
 
@@ -17,18 +17,13 @@ export interface KafkaBusOptions {
   tuning?: Partial<GroupTuning>;
 }
 
-interface Outgoing {
-  topic: string;
-  message: OutgoingMessage;
-}
-
 /**
  * A produce request stays well under the broker's default 1 MiB record-batch limit
  * (message.max.bytes); larger sends go out as several requests, in order.
  */
 const REQUEST_BUDGET_BYTES = 768 * 1024;
 
-const sizeOf = ({ message: m }: Outgoing): number => {
+const sizeOf = (m: OutgoingMessage): number => {
   let n = 64 + m.value.length + (m.key === null ? 0 : Buffer.byteLength(m.key));
   for (const [k, v] of Object.entries(m.headers ?? {})) n += Buffer.byteLength(k) + Buffer.byteLength(v);
   return n;
@@ -36,15 +31,10 @@ const sizeOf = ({ message: m }: Outgoing): number => {
 
 const toKafkaMessage = (m: OutgoingMessage): Message => ({ key: m.key, value: m.value, headers: m.headers });
 
-/** Groups consecutive items of one topic, keeping their order, for one kafkajs sendBatch. */
-function byTopic(items: Outgoing[]): { topic: string; messages: Message[] }[] {
-  const groups = new Map<string, Message[]>();
-  for (const { topic, message } of items) {
-    let list = groups.get(topic);
-    if (!list) groups.set(topic, (list = []));
-    list.push(toKafkaMessage(message));
-  }
-  return [...groups].map(([topic, messages]) => ({ topic, messages }));
+/** The producer of one topic and the sends waiting for its next request. */
+interface Lane {
+  producer: Lazy<Producer>;
+  send(messages: OutgoingMessage[]): Promise<void>;
 }
 
 /**
@@ -61,36 +51,57 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
     logCreator: pinoLogCreator(opts.log),
   });
 
-  const producer = lazy(async (): Promise<Producer> => {
-    const p = kafka.producer({
-      idempotent: true,
-      maxInFlightRequests: 1,
-      // A send to a missing topic creates it with the broker's default partition count, as the
-      // embedded bus does; ensureTopics is where partition counts are chosen.
-      allowAutoTopicCreation: true,
-      // The Java client's murmur2 partitioner: a key lands where a Java or embedded-bus producer puts it.
-      createPartitioner: keyPartitioner,
+  const newProducer = () =>
+    lazy(async (): Promise<Producer> => {
+      const p = kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        // A send to a missing topic creates it with the broker's default partition count, as the
+        // embedded bus does; ensureTopics is where partition counts are chosen.
+        allowAutoTopicCreation: true,
+        // The Java client's murmur2 partitioner: a key lands where a Java or embedded-bus producer puts it.
+        createPartitioner: keyPartitioner,
+      });
+      await p.connect();
+      return p;
     });
-    await p.connect();
-    return p;
-  });
   const admin = lazy(async (): Promise<Admin> => {
     const a = kafka.admin();
     await a.connect();
     return a;
   });
 
-  // Sends that arrive while a produce request is in flight go out together in the next one, so one
-  // request in flight still carries many concurrent callers per round trip.
-  let pending: Outgoing[] = [];
-  const flush = groupCommit(async () => {
-    const items = pending;
-    pending = [];
-    const p = await producer.get();
-    for (const chunk of chunkBySize(items, sizeOf, REQUEST_BUDGET_BYTES)) {
-      await p.sendBatch({ topicMessages: byTopic(chunk), acks: -1 });
-    }
-  });
+  /**
+   * One producer per topic. kafkajs allows an idempotent producer one request in flight, so with
+   * one producer for the process every send waited behind whatever request was out: a transaction
+   * behind a batch of 500 counter events. Order is only promised within a partition, which belongs
+   * to one topic. Sends that arrive while a topic's request is in flight go out together in its
+   * next one, so one request in flight still carries many concurrent callers per round trip.
+   */
+  const lanes = new Map<string, Lane>();
+  const laneOf = (topic: string): Lane => {
+    let lane = lanes.get(topic);
+    if (lane) return lane;
+    const producer = newProducer();
+    let pending: OutgoingMessage[] = [];
+    const flush = groupCommit(async () => {
+      const items = pending;
+      pending = [];
+      const p = await producer.get();
+      for (const chunk of chunkBySize(items, sizeOf, REQUEST_BUDGET_BYTES)) {
+        await p.sendBatch({ topicMessages: [{ topic, messages: chunk.map(toKafkaMessage) }], acks: -1 });
+      }
+    });
+    lane = {
+      producer,
+      send: (messages) => {
+        pending.push(...messages);
+        return flush();
+      },
+    };
+    lanes.set(topic, lane);
+    return lane;
+  };
 
   const subscriptions = new Set<Subscription>();
   let closed = false;
@@ -105,8 +116,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
     async send(topic, messages) {
       if (closed) throw new Error('kafka bus is closed');
       if (messages.length === 0) return;
-      for (const message of messages) pending.push({ topic, message });
-      await flush();
+      await laneOf(topic).send(messages);
     },
 
     async subscribe(options) {
@@ -146,7 +156,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.stop()));
       await Promise.all(
-        [producer.current(), admin.current()].map(async (client) => {
+        [...[...lanes.values()].map((l) => l.producer.current()), admin.current()].map(async (client) => {
           // A connection that never came up has nothing to close.
           const c = await client?.catch(() => undefined);
           await c?.disconnect();
