@@ -29,6 +29,7 @@ import { createTableData } from '../pipelines/rules/table-data.js';
 import type { CounterReader } from '../services/ports.js';
 import { countersService, createCounterReader } from '../services/counters.js';
 import { rulesService } from '../services/rules.js';
+import { bucketQuantiles, buckets } from './histogram.js';
 
 const RULES = 50;
 const ENTITIES = 1_000;
@@ -190,23 +191,6 @@ function postTransaction(base: string, org: string, key: string, body: unknown):
     req.on('error', reject);
     req.end(payload);
   });
-}
-
-/** Cumulative bucket counts of one histogram from a Prometheus text exposition. */
-async function buckets(base: string, name: string): Promise<Map<number, number>> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const out = new Map<number, number>();
-  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))) out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
-  return out;
-}
-
-/** p50 and p99 (ms) of what a histogram observed between two scrapes: the bucket bound each falls in. */
-function bucketQuantiles(before: Map<number, number>, after: Map<number, number>): [number, number] {
-  const bounds = [...after.keys()].sort((a, b) => a - b);
-  const counts = bounds.map((b) => (after.get(b) ?? 0) - (before.get(b) ?? 0));
-  const total = counts.at(-1) ?? 0;
-  const at = (q: number) => (bounds.find((_, i) => counts[i]! >= q * total) ?? Infinity) * 1000;
-  return [at(0.5), at(0.99)];
 }
 
 /** User plus system CPU time so far of a process, or of one of its threads, ms (Linux /proc; ticks of 10 ms). */

@@ -2,7 +2,8 @@
  * Transaction client of bench/soak.ts, run as a child process (`fork`) so its requests and timers
  * do not share the event loop of the Weir process under test. On a job it posts transactions
  * open-loop (request i due at start + i / rate, whatever happened before) and answers the
- * latencies in ms, sorted, and the failures counted by reason.
+ * latencies in ms, sorted, the p99 of each minute (to tell a steady tail from one that grows), and
+ * the failures counted by reason.
  */
 export interface TransactionJob {
   url: string;
@@ -13,8 +14,17 @@ export interface TransactionJob {
   entities: number;
 }
 
-async function run(job: TransactionJob): Promise<{ latencies: number[]; failures: Record<string, number> }> {
+export interface TransactionReport {
+  latencies: number[];
+  minuteP99s: number[];
+  failures: Record<string, number>;
+}
+
+const p99 = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(0.99 * (values.length - 1))] ?? NaN;
+
+async function run(job: TransactionJob): Promise<TransactionReport> {
   const latencies: number[] = [];
+  const minutes: number[][] = [];
   const total = job.rate * job.seconds;
   const start = performance.now() + 20;
   const inflight: Promise<void>[] = [];
@@ -38,13 +48,15 @@ async function run(job: TransactionJob): Promise<{ latencies: number[]; failures
         .then(async (res) => {
           await res.arrayBuffer();
           if (res.status !== 200) throw new Error(`transaction answered ${res.status}`);
-          latencies.push(performance.now() - due);
+          const ms = performance.now() - due;
+          latencies.push(ms);
+          (minutes[Math.floor((due - start) / 60_000)] ??= []).push(ms);
         }),
     );
   }
   const failures = new Map<string, number>();
   await Promise.all(inflight.map((p) => p.catch((err: Error) => failures.set(String(err.cause ?? err.message), (failures.get(String(err.cause ?? err.message)) ?? 0) + 1))));
-  return { latencies: latencies.sort((a, b) => a - b), failures: Object.fromEntries(failures) };
+  return { latencies: latencies.sort((a, b) => a - b), minuteP99s: [...minutes].map((m) => p99(m ?? [])), failures: Object.fromEntries(failures) };
 }
 
 if (process.send) {
