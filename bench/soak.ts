@@ -16,7 +16,7 @@
 import './scratch.js';
 import { damonState } from './damon.js';
 import { fork } from 'node:child_process';
-import { mkdtemp, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -56,6 +56,12 @@ function child<J extends object, R>(file: string) {
       }),
     stop: () => c.kill(),
   };
+}
+
+/** The event loop's thread: its CPU time and its time runnable but waiting for a core, ms (Linux schedstat). */
+async function mainThreadSched(): Promise<{ runMs: number; waitMs: number }> {
+  const [run, wait] = (await readFile(`/proc/self/task/${process.pid}/schedstat`, 'utf8')).split(' ').map(Number);
+  return { runMs: run! / 1e6, waitMs: wait! / 1e6 };
 }
 
 const p99 = (sorted: number[]) => sorted[Math.floor(0.99 * (sorted.length - 1))] ?? NaN;
@@ -202,6 +208,7 @@ async function main(): Promise<void> {
     const histograms0 = await serverHistograms();
     const delay = monitorEventLoopDelay({ resolution: 1 });
     const rss0 = process.memoryUsage().rss;
+    const sched0 = await mainThreadSched();
     const redis0 = mode === 'redis' ? await redisUsed() : 0;
     const disk0 = await lmdbBytes(lmdbFile);
     const batches = Math.floor((RATE * SECONDS) / BATCH);
@@ -229,6 +236,8 @@ async function main(): Promise<void> {
     while (applied < events && performance.now() - drainStart < DRAIN_MS) await new Promise((r) => setTimeout(r, 200));
     const drainSeconds = (performance.now() - drainStart) / 1000;
     const rssGrowth = process.memoryUsage().rss - rss0;
+    const sched1 = await mainThreadSched();
+    const [mainRun, mainWait] = [(sched1.runMs - sched0.runMs) / 1000, (sched1.waitMs - sched0.waitMs) / 1000];
     const storeGrowth = mode === 'redis' ? (await redisUsed()) - redis0 : (await lmdbBytes(lmdbFile)) - disk0;
     tx.stop();
     load.stop();
@@ -257,6 +266,7 @@ async function main(): Promise<void> {
       `| transactions' p99 of each minute under the load (ms) | ${soak.minuteP99s.map((v) => v.toFixed(1)).join(', ')} |`,
       `| longest event-loop delay during the soak | **${Math.max(...minuteMaxDelays).toFixed(1)} ms** (target: none over 50 ms) |`,
       `| longest event-loop delay of each minute (ms) | ${minuteMaxDelays.map((v) => v.toFixed(1)).join(', ')} |`,
+      `| event-loop thread during the load and drain: on a core / runnable but waiting for one | ${mainRun.toFixed(0)} s / ${mainWait.toFixed(0)} s (load average ${loadEnd.toFixed(1)} on ${os.availableParallelism()} cores at the end) |`,
       `| process RSS growth | ${fmt(rssGrowth / 2 ** 20)} MiB, ${(perMillion(rssGrowth) / 2 ** 20).toFixed(1)} MiB per million events |`,
       `| ${where} growth | ${fmt(storeGrowth / 2 ** 20)} MiB, ${fmt(storeGrowth / events)} B per event |`,
       `| bytes per remembered id (${fmt(state.ids)} ids) | ${perId.toFixed(1)} B |`,
