@@ -104,6 +104,35 @@ describe.runIf(shouldRun('redisClusterUrl'))('redis window store on a Redis Clus
     }
   });
 
+  it('keeps the order of the chunks of one slot when a command is sent again late, as after a MOVED redirection', async () => {
+    // One entity, 300 requests: the entity step goes out in several chunks. The first is held back
+    // as a redirection holds a command; the ids repeat, so a later chunk run first would take them.
+    const client = connectRedis(parseRedisUrl(url), 1000, KEYS_COUNTED_AT_CALL);
+    let held = false;
+    const late = new Proxy(client, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'weirWindowApplyEntity' || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          if (!held) {
+            held = true;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        };
+      },
+    }) as RedisClient;
+    const store = createRedisWindowStore({ url, keyPrefix: `${runPrefix}late:`, client: late });
+    try {
+      const requests = Array.from({ length: 300 }, (_, i) => count('u1', `late-${i % 150}`));
+      expect(await store.apply(requests)).toEqual(requests.map((_, i) => i < 150));
+      expect(held).toBe(true);
+      expect(await readCount(store, 'u1')).toBe(150);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps one entry of a few bytes per event id, spread over the masters by entity', async () => {
     const keyPrefix = `${runPrefix}ids:`;
     const store = createRedisWindowStore({ url, keyPrefix });

@@ -54,9 +54,19 @@ interface Item {
 export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest[]) => Promise<boolean[]> {
   const { redis } = d;
 
-  /** Runs `call` for each chunk of each group at once (auto-pipelined, per node). */
+  /**
+   * Runs `call` for the groups at once (auto-pipelined, per node), and for the chunks of one group
+   * one after another: a redirection (MOVED while the client learns the slot map, or during a
+   * resharding) sends a command again after later ones, and two chunks of one slot must keep their
+   * order, or a later request carrying the same id would be applied and the first answered
+   * "applied before".
+   */
   const each = <T>(groups: T[][], size: (t: T) => number, budget: number, call: (chunk: T[]) => Promise<void>): Promise<void[]> =>
-    Promise.all(groups.flatMap((g) => chunkBySize(g, size, budget)).map(call));
+    Promise.all(
+      groups.map(async (g) => {
+        for (const chunk of chunkBySize(g, size, budget)) await call(chunk);
+      }),
+    );
 
   return async function apply(requests) {
     const now = Date.now();
