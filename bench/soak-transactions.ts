@@ -20,7 +20,8 @@ export interface TransactionReport {
   failures: Record<string, number>;
 }
 
-const p99 = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(0.99 * (values.length - 1))] ?? NaN;
+/** The 99th percentile of values sorted ascending. */
+export const p99 = (sorted: number[]): number => sorted[Math.floor(0.99 * (sorted.length - 1))] ?? NaN;
 
 async function run(job: TransactionJob): Promise<TransactionReport> {
   const latencies: number[] = [];
@@ -56,7 +57,7 @@ async function run(job: TransactionJob): Promise<TransactionReport> {
   }
   const failures = new Map<string, number>();
   await Promise.all(inflight.map((p) => p.catch((err: Error) => failures.set(String(err.cause ?? err.message), (failures.get(String(err.cause ?? err.message)) ?? 0) + 1))));
-  return { latencies: latencies.sort((a, b) => a - b), minuteP99s: [...minutes].map((m) => p99(m ?? [])), failures: Object.fromEntries(failures) };
+  return { latencies: latencies.sort((a, b) => a - b), minuteP99s: [...minutes].map((m) => p99((m ?? []).sort((a, b) => a - b))), failures: Object.fromEntries(failures) };
 }
 
 if (process.send) {

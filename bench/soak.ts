@@ -27,7 +27,7 @@ import { startProcess } from '../app/start.js';
 import { countersService, createCounterReader } from '../services/counters.js';
 import { rulesService } from '../services/rules.js';
 import type { LoadJob, LoadReport } from './counters-load.js';
-import type { TransactionJob, TransactionReport } from './soak-transactions.js';
+import { p99, type TransactionJob, type TransactionReport } from './soak-transactions.js';
 import { keyBytes } from './event-ids.js';
 import { bucketQuantiles, buckets } from './histogram.js';
 
@@ -63,8 +63,6 @@ async function mainThreadSched(): Promise<{ runMs: number; waitMs: number }> {
   const [run, wait] = (await readFile(`/proc/self/task/${process.pid}/schedstat`, 'utf8')).split(' ').map(Number);
   return { runMs: run! / 1e6, waitMs: wait! / 1e6 };
 }
-
-const p99 = (sorted: number[]) => sorted[Math.floor(0.99 * (sorted.length - 1))] ?? NaN;
 
 async function redisUsed(): Promise<number> {
   const r = new Redis(redisUrl);

@@ -1,5 +1,6 @@
 import { Cluster, Redis } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
+import { chunkBySize } from '../../chunk.js';
 import { outageOptions } from './outage.js';
 import type { RedisAddress } from './url.js';
 
@@ -52,3 +53,16 @@ export function groupBySlot<T>(cluster: boolean, items: T[], keyOf: (item: T) =>
   if (!cluster) return items.length > 0 ? [items] : [];
   return groupBy(items, (item) => slotOf(keyOf(item)));
 }
+
+/**
+ * Runs `call` for the groups at once (auto-pipelined, per node), and for the chunks of one group
+ * one after another. A redirection (MOVED while a cluster client learns the slot map, or during a
+ * resharding) sends a command again after later ones, so two chunks of one slot sent together may
+ * run in either order; where a later chunk repeats an id of an earlier one, the first must win.
+ */
+export const eachInOrder = <T>(groups: T[][], size: (t: T) => number, budget: number, call: (chunk: T[]) => Promise<void>): Promise<void[]> =>
+  Promise.all(
+    groups.map(async (g) => {
+      for (const chunk of chunkBySize(g, size, budget)) await call(chunk);
+    }),
+  );

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApplyRequest, EntityRef } from '../types.js';
-import { chunkBySize } from '../../chunk.js';
 import { idDigest } from '../event-ids.js';
-import { groupBy, groupBySlot, type RedisClient } from './client.js';
+import { eachInOrder, groupBy, groupBySlot, type RedisClient } from './client.js';
 
 /**
  * `apply` on a Redis Cluster, where one script call may touch the keys of one hash slot only.
@@ -54,20 +53,6 @@ interface Item {
 export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest[]) => Promise<boolean[]> {
   const { redis } = d;
 
-  /**
-   * Runs `call` for the groups at once (auto-pipelined, per node), and for the chunks of one group
-   * one after another: a redirection (MOVED while the client learns the slot map, or during a
-   * resharding) sends a command again after later ones, and two chunks of one slot must keep their
-   * order, or a later request carrying the same id would be applied and the first answered
-   * "applied before".
-   */
-  const each = <T>(groups: T[][], size: (t: T) => number, budget: number, call: (chunk: T[]) => Promise<void>): Promise<void[]> =>
-    Promise.all(
-      groups.map(async (g) => {
-        for (const chunk of chunkBySize(g, size, budget)) await call(chunk);
-      }),
-    );
-
   return async function apply(requests) {
     const now = Date.now();
     const items: Item[] = requests.map((r, index) =>
@@ -76,7 +61,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     const onceItems = items.filter((it) => it.digest);
     const go = new Set<Item>(items.filter((it) => !it.digest));
 
-    await each(groupBy(onceItems, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(groupBy(onceItems, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
       const args = chunk.flatMap((it) => [it.digest!, ownerOf(it.r.entity)]);
       const answers = await redis.weirWindowOnceBegin(g.route, ...g.args, ...args);
@@ -86,7 +71,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     const applied: boolean[] = requests.map(() => false);
     const started = items.filter((it) => go.has(it));
     const weight = (it: Item): number => (it.digest ? 3 : 1) + it.r.updates.length;
-    await each(groupBySlot(true, started, (it) => d.entityKey(it.r.entity)), weight, d.applyWeight, async (chunk) => {
+    await eachInOrder(groupBySlot(true, started, (it) => d.entityKey(it.r.entity)), weight, d.applyWeight, async (chunk) => {
       const keys: string[] = [];
       const args: (string | Buffer)[] = [d.idleTtl];
       for (const it of chunk) {
@@ -104,11 +89,11 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     });
 
     const toCommit = started.filter((it) => it.digest);
-    await each(groupBy(toCommit, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(groupBy(toCommit, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
       await redis.weirWindowOnceCommit(g.route, ...g.args, ...chunk.map((it) => it.digest!));
     });
-    await each(groupBy(toCommit, (it) => d.markerKey(it.r.entity)), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(groupBy(toCommit, (it) => d.markerKey(it.r.entity)), () => 1, d.idChunk, async (chunk) => {
       await redis.hdel(d.markerKey(chunk[0]!.r.entity), ...chunk.map((it) => it.digest!));
     });
     return applied;

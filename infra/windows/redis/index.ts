@@ -4,7 +4,7 @@ import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { idDigest, idSlots } from '../event-ids.js';
 import { APPLY, APPLY_ENTITY, CLAIM, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
-import { connectRedis, groupBySlot, type RedisClient } from './client.js';
+import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl } from './url.js';
 import { createClusterApply } from './cluster-apply.js';
 import { moveOldQueues } from './old-queues.js';
@@ -183,8 +183,13 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     async reserveIds(scope, ids, ttlMs) {
       checkPositive('reserveIds ttlMs', ttlMs);
       const grid = gridOf(scope, ttlMs, Date.now());
-      const calls = chunkBySize(ids, () => 1, CLAIM_CHUNK).map((chunk) => redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest)));
-      return (await Promise.all(calls)).flatMap((states) => states.map((s) => ID_STATES[s]!));
+      const states: IdState[] = [];
+      // In order: an id repeated in a later chunk must find the earlier one reserved.
+      await eachInOrder([ids], () => 1, CLAIM_CHUNK, async (chunk) => {
+        const answers = await redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest));
+        states.push(...answers.map((s) => ID_STATES[s]!));
+      });
+      return states;
     },
     async unreserveIds(scope, ids, ttlMs) {
       checkPositive('unreserveIds ttlMs', ttlMs);
@@ -202,11 +207,10 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       checkPositive('claim ttlMs', ttlMs);
       const claimed = ids.map(() => false);
       const keyed = ids.map((id, i) => ({ i, key: key.claim(scope, namespace, id) }));
-      const chunks = groupBySlot(cluster, keyed, (k) => k.key).flatMap((group) => chunkBySize(group, () => 1, CLAIM_CHUNK));
-      await Promise.all(chunks.map(async (chunk) => {
+      await eachInOrder(groupBySlot(cluster, keyed, (k) => k.key), () => 1, CLAIM_CHUNK, async (chunk) => {
         const answers = await redis.weirWindowClaim(chunk.length, ...chunk.map((k) => k.key), String(ttlMs));
         chunk.forEach((k, j) => (claimed[k.i] = answers[j] === 1));
-      }));
+      });
       return claimed;
     },
     // A write is as durable as the server's persistence makes it when its reply comes.
