@@ -1,15 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /**
  * Starts a bench's own file again as its server child (`WEIR_BENCH_SERVER=1`, a free port, warn
  * logs), so the load generator and the server do not share an event loop; the child prints
- * `URL <base>` once it serves (WEIR_BENCH_NODE_ARGS: more node options for it, e.g. `--cpu-prof`). Answers that base URL and the child.
+ * `URL <base>` once it serves. It runs with the node options of `npm start` (package.json's start
+ * script, `tsx <options> main.ts`), so a bench measures the process users run; WEIR_BENCH_NODE_ARGS
+ * adds more, e.g. `--cpu-prof`. Answers that base URL and the child.
  */
 export async function spawnBenchServer(moduleUrl: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const extra = process.env.WEIR_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extra, ...nodeArgs, '--import', 'tsx', fileURLToPath(moduleUrl)], {
+  const child = spawn(process.execPath, [...startNodeOptions(), ...extra, ...nodeArgs, '--import', 'tsx', fileURLToPath(moduleUrl)], {
     env: { ...process.env, WEIR_BENCH_SERVER: '1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -19,4 +22,19 @@ export async function spawnBenchServer(moduleUrl: string, env: Record<string, st
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
   return { url, child };
+}
+
+/** The node options of package.json's start script. */
+export function startNodeOptions(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((arg) => arg.startsWith('--'));
+}
+
+/**
+ * For a bench that runs Weir in its own process: stops unless that process has the node options of
+ * `npm start`, so its figures are those of the process users run.
+ */
+export function requireStartNodeOptions(): void {
+  const missing = startNodeOptions().filter((o) => !process.execArgv.includes(o));
+  if (missing.length > 0) throw new Error(`run this bench with the node options of npm start: node --expose-gc ${startNodeOptions().join(' ')} --import tsx ${process.argv.slice(1).join(' ')}`);
 }

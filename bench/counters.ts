@@ -15,10 +15,11 @@
  * The server runs in this process (so the apply hook can time visibility); the load generator
  * (bench/counters-load.ts) is a child process with its own event loop and CPU account, and builds
  * its request bodies before timing. Writes bench/results/counters.md.
- * Run: `node --expose-gc --import tsx bench/counters.ts` (WEIR_BENCH_COUNTER_EVENTS to change N;
+ * Run: `node --expose-gc --max-semi-space-size=64 --import tsx bench/counters.ts` (WEIR_BENCH_COUNTER_EVENTS to change N;
  * WEIR_BENCH_PROFILE=<file.cpuprofile> records a CPU profile of the sustained phase).
  */
 import './scratch.js';
+import { requireStartNodeOptions } from './bench-server.js';
 import { fork } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
@@ -35,6 +36,7 @@ import { planEvent } from '../domain/counters/plan-event.js';
 import { counterConfigSchema } from '../schemas/http/counters.js';
 import { epochNow, type LoadJob, type LoadReport } from './counters-load.js';
 
+requireStartNodeOptions();
 const EVENTS = Number(process.env.WEIR_BENCH_COUNTER_EVENTS ?? 200_000);
 const BATCH = 500;
 const IN_FLIGHT = 8;
@@ -338,7 +340,7 @@ for (const t of targets) {
 const load = os.loadavg()[0]!.toFixed(1);
 const md = `## Event counters: HTTP ingestion to live values
 
-Command: \`node --expose-gc --import tsx bench/counters.ts\` (Kafka + Redis measured when \`WEIR_BENCH_KAFKA_BROKERS\`
+Command: \`node ${process.execArgv.join(' ')} bench/counters.ts\` (Kafka + Redis measured when \`WEIR_BENCH_KAFKA_BROKERS\`
 or \`WEIR_TEST_KAFKA_BROKERS\` is set; the broker is the single-node KRaft one of \`infra/scripts/kafka.sh\`).
 Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${os.cpus().length} cores, Node ${process.version}; 1-minute load average ${load} at the end
 (other work shares the machine). The Weir process runs in the benchmark's process; the load generator is a child process.

@@ -1,5 +1,5 @@
 /**
- * Soak of one process under mixed load: `node --expose-gc --import tsx bench/soak.ts <embedded|redis>`.
+ * Soak of one process under mixed load: `node --expose-gc --max-semi-space-size=64 --import tsx bench/soak.ts <embedded|redis>`.
  * Weir runs in this process (counters and rule engine, embedded defaults, or Kafka + Redis with
  * WEIR_TEST_KAFKA_BROKERS / WEIR_TEST_REDIS_URL); two forked clients load it: counter events in
  * batches of 500 at WEIR_SOAK_RATE events/s (default 4,000) over 100,000 entities, and
@@ -14,6 +14,7 @@
  * events/s. Prints a Markdown block ready for bench/RESULTS.md.
  */
 import './scratch.js';
+import { requireStartNodeOptions } from './bench-server.js';
 import { damonState } from './damon.js';
 import { fork } from 'node:child_process';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
@@ -31,6 +32,7 @@ import { p99, type TransactionJob, type TransactionReport } from './soak-transac
 import { keyBytes } from './event-ids.js';
 import { bucketQuantiles, buckets } from './histogram.js';
 
+requireStartNodeOptions();
 const mode = process.argv[2] === 'redis' ? 'redis' : 'embedded';
 const RATE = Number(process.env.WEIR_SOAK_RATE ?? 4_000);
 const SECONDS = Number(process.env.WEIR_SOAK_SECONDS ?? 600);
@@ -251,7 +253,7 @@ async function main(): Promise<void> {
     const dayIds = [20_000 * 86_400, 20_000 * 108_000];
     const where = mode === 'redis' ? 'Redis' : 'LMDB file (disk and page cache, not heap)';
     const lines = [
-      `Command: \`WEIR_SOAK_SECONDS=${SECONDS} WEIR_SOAK_BASELINE_SECONDS=${BASELINE_SECONDS} WEIR_SOAK_RATE=${RATE} node --expose-gc --import tsx bench/soak.ts ${mode}\`  `,
+      `Command: \`WEIR_SOAK_SECONDS=${SECONDS} WEIR_SOAK_BASELINE_SECONDS=${BASELINE_SECONDS} WEIR_SOAK_RATE=${RATE} node ${process.execArgv.join(' ')} bench/soak.ts ${mode}\`  `,
       `Date: ${new Date().toISOString()}. Machine: nproc ${os.availableParallelism()}, Node ${process.version}; 1-minute load average ${load0.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end of the soak; ${damonState()}`,
       '',
       `| ${mode === 'redis' ? 'Kafka + Redis' : 'embedded (embedded log, LMDB)'} | |`,

@@ -8,7 +8,7 @@ import { event, sampleConfigBody } from './fixtures/counters-config.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-/** `npm start` is `tsx main.ts`: run it as a user would, in a child process. */
+/** `npm start` is `tsx <V8 heap options> main.ts`: run it as a user would, in a child process (the options tune the heap, not what it does). */
 function start(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string } {
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', ...args], {
