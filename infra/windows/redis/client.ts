@@ -55,14 +55,17 @@ export function groupBySlot<T>(cluster: boolean, items: T[], keyOf: (item: T) =>
 }
 
 /**
- * Runs `call` for the groups at once (auto-pipelined, per node), and for the chunks of one group
- * one after another. A redirection (MOVED while a cluster client learns the slot map, or during a
- * resharding) sends a command again after later ones, so two chunks of one slot sent together may
- * run in either order; where a later chunk repeats an id of an earlier one, the first must win.
+ * Runs `call` for the groups at once (auto-pipelined, per node). On a cluster the chunks of one
+ * group run one after another: a redirection (MOVED while the client learns the slot map, or during
+ * a resharding) sends a command again after later ones, so two chunks of one slot sent together may
+ * run in either order, and where a later chunk repeats an id of an earlier one the first must win.
+ * One server runs the commands of its connection in the order sent, so there every chunk goes at once.
  */
-export const eachInOrder = <T>(groups: T[][], size: (t: T) => number, budget: number, call: (chunk: T[]) => Promise<void>): Promise<void[]> =>
-  Promise.all(
-    groups.map(async (g) => {
-      for (const chunk of chunkBySize(g, size, budget)) await call(chunk);
-    }),
-  );
+export const eachInOrder = <T>(cluster: boolean, groups: T[][], size: (t: T) => number, budget: number, call: (chunk: T[]) => Promise<void>): Promise<unknown> =>
+  cluster
+    ? Promise.all(
+        groups.map(async (g) => {
+          for (const chunk of chunkBySize(g, size, budget)) await call(chunk);
+        }),
+      )
+    : Promise.all(groups.flatMap((g) => chunkBySize(g, size, budget)).map(call));

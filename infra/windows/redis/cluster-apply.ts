@@ -61,7 +61,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     const onceItems = items.filter((it) => it.digest);
     const go = new Set<Item>(items.filter((it) => !it.digest));
 
-    await eachInOrder(groupBy(onceItems, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(true, groupBy(onceItems, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
       const args = chunk.flatMap((it) => [it.digest!, ownerOf(it.r.entity)]);
       const answers = await redis.weirWindowOnceBegin(g.route, ...g.args, ...args);
@@ -71,7 +71,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     const applied: boolean[] = requests.map(() => false);
     const started = items.filter((it) => go.has(it));
     const weight = (it: Item): number => (it.digest ? 3 : 1) + it.r.updates.length;
-    await eachInOrder(groupBySlot(true, started, (it) => d.entityKey(it.r.entity)), weight, d.applyWeight, async (chunk) => {
+    await eachInOrder(true, groupBySlot(true, started, (it) => d.entityKey(it.r.entity)), weight, d.applyWeight, async (chunk) => {
       const keys: string[] = [];
       const args: (string | Buffer)[] = [d.idleTtl];
       for (const it of chunk) {
@@ -89,11 +89,11 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     });
 
     const toCommit = started.filter((it) => it.digest);
-    await eachInOrder(groupBy(toCommit, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(true, groupBy(toCommit, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
       await redis.weirWindowOnceCommit(g.route, ...g.args, ...chunk.map((it) => it.digest!));
     });
-    await eachInOrder(groupBy(toCommit, (it) => d.markerKey(it.r.entity)), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(true, groupBy(toCommit, (it) => d.markerKey(it.r.entity)), () => 1, d.idChunk, async (chunk) => {
       await redis.hdel(d.markerKey(chunk[0]!.r.entity), ...chunk.map((it) => it.digest!));
     });
     return applied;

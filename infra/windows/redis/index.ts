@@ -183,13 +183,14 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     async reserveIds(scope, ids, ttlMs) {
       checkPositive('reserveIds ttlMs', ttlMs);
       const grid = gridOf(scope, ttlMs, Date.now());
-      const states: IdState[] = [];
+      const states: IdState[][] = [];
       // In order: an id repeated in a later chunk must find the earlier one reserved.
-      await eachInOrder([ids], () => 1, CLAIM_CHUNK, async (chunk) => {
-        const answers = await redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest));
-        states.push(...answers.map((s) => ID_STATES[s]!));
+      let n = 0;
+      await eachInOrder(cluster, [ids], () => 1, CLAIM_CHUNK, async (chunk) => {
+        const at = n++;
+        states[at] = (await redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest))).map((s) => ID_STATES[s]!);
       });
-      return states;
+      return states.flat();
     },
     async unreserveIds(scope, ids, ttlMs) {
       checkPositive('unreserveIds ttlMs', ttlMs);
@@ -207,7 +208,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       checkPositive('claim ttlMs', ttlMs);
       const claimed = ids.map(() => false);
       const keyed = ids.map((id, i) => ({ i, key: key.claim(scope, namespace, id) }));
-      await eachInOrder(groupBySlot(cluster, keyed, (k) => k.key), () => 1, CLAIM_CHUNK, async (chunk) => {
+      await eachInOrder(cluster, groupBySlot(cluster, keyed, (k) => k.key), () => 1, CLAIM_CHUNK, async (chunk) => {
         const answers = await redis.weirWindowClaim(chunk.length, ...chunk.map((k) => k.key), String(ttlMs));
         chunk.forEach((k, j) => (claimed[k.i] = answers[j] === 1));
       });
