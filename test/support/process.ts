@@ -5,7 +5,8 @@ import { startProcess, type RunningProcess } from '../../app/start.js';
 import type { Role, ServiceModule } from '../../services/types.js';
 import type { Clock } from '../../infra/clock.js';
 
-let chdbPath: string | undefined;
+/** One promise, not its value: processes started together must not each make a directory. */
+let chdbPath: Promise<string> | undefined;
 let databaseSeq = 0;
 
 /**
@@ -20,12 +21,12 @@ export async function startTestProcess(opts: {
   role?: Role;
   clock?: Clock;
 }): Promise<RunningProcess & { url: string; dataDir: string }> {
-  chdbPath ??= await mkdtemp(path.join(os.tmpdir(), 'weir-chdb-'));
+  chdbPath ??= mkdtemp(path.join(os.tmpdir(), 'weir-chdb-'));
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'weir-data-')));
   const env: Record<string, string> = {
     PORT: '0',
     DATA_DIR: dataDir,
-    CHDB_PATH: chdbPath,
+    CHDB_PATH: await chdbPath,
     CLICKHOUSE_DATABASE: `t${process.pid}_${++databaseSeq}`,
     LOG_LEVEL: 'silent',
     API_KEYS: 'org_a:key_a,org_b:key_b:starter',
