@@ -68,6 +68,23 @@ describe('redis window store: key layout', () => {
     }
   });
 
+  it('opens generations of buckets as a first slot fills, with their counts kept across calls', async () => {
+    const keyPrefix = `${runPrefix}generations:`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    const ttlMs = 86_400_000;
+    try {
+      const ids = Array.from({ length: 150 }, (_, i) => `gen-${i}`);
+      // Calls of ten ids, so each generation's count must survive from one script call to the next.
+      for (let i = 0; i < ids.length; i += 10) expect(await store.reserveIds('acme', ids.slice(i, i + 10), ttlMs)).toEqual(Array(10).fill('new'));
+      const meta = `${keyPrefix}i:{acme}:21600000:${Math.floor(Date.now() / 21_600_000)}`;
+      // 24 ids a bucket close a generation; the next has four times its buckets.
+      expect(await admin.hgetall(meta)).toMatchObject({ g: '3', b1: '1', n1: '24', b2: '4', n2: '96', b3: '16', n3: '30' });
+      expect(await store.reserveIds('acme', ids, ttlMs)).toEqual(ids.map(() => 'reserved'));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('removes an emptied series from the hash', async () => {
     const keyPrefix = `${runPrefix}empty:`;
     const store = createRedisWindowStore({ url, keyPrefix });

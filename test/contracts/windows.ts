@@ -49,6 +49,15 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         expect(await readSum('u1', 'amt')).toBe(0.2);
       });
 
+      it('adds whole deltas exactly before and after fractional ones', async () => {
+        await put('u1', sum('amt', 1, 100), sum('amt', 1, 0.5), sum('amt', 1, 2), sum('amt', 2, 3));
+        expect(await readSum('u1', 'amt')).toBe(105.5);
+        expect(await readSum('u1', 'amt', 2)).toBe(3);
+        await put('u1', sum('big', 1, 1e9), sum('big', 2, 0.25), sum('big', 2, -1e9), sum('big', 3, 7));
+        expect(await readSum('u1', 'big')).toBe(7.25);
+        expect(await readSum('u1', 'big', 2)).toBe(7.25 - 1e9);
+      });
+
       it('answers 0 for a series or entity never written', async () => {
         await put('u1', sum('n', 1, 1));
         expect(await readSum('u1', 'other')).toBe(0);

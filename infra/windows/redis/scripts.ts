@@ -3,56 +3,75 @@
  *   <series>:<bucket>  value of a bucket          <series>:t  running total of the live buckets
  *   <series>:n         number of live buckets     <series>:l  no live bucket is below this
  *   <series>:m         stored maximum of a max series
- * Sums use HINCRBYFLOAT: Redis adds in long double and stores the result rounded to 17 decimal
- * places, so integer counts stay exact and decimal amounts do not gather binary noise.
+ * Sums add whole deltas to whole values with HINCRBY and the rest with HINCRBYFLOAT: Redis adds in
+ * long double and stores the result rounded to 17 decimal places, so integer counts stay exact and
+ * decimal amounts do not gather binary noise.
  */
 
 /**
  * Event ids of a scope (layout in index.ts): per time slot a meta hash and bucket hashes whose
  * fields are 8-byte digests, valued 0 (reserved by intake), 1 (applied), or on a Redis Cluster
- * `p` and 8 bytes for the moment between the steps of an apply (ONCE_BEGIN). Buckets stay small
- * listpacks (about 12 bytes an id) because their number follows the traffic: a slot holds
+ * `p` and 8 bytes for the moment between the steps of an apply (ONCE_BEGIN). A bucket holds a
+ * few dozen ids at most: a small listpack (about 12 bytes an id), which HGET scans from the start,
+ * so its cost grows with the bucket. The number of buckets follows the traffic: a slot holds
  * generations of buckets, `b<g>` buckets in generation g and `n<g>` ids added to it. The first
- * generation is sized from the previous slot's ids (64 a bucket); a generation that reaches 100 ids
+ * generation is sized from the previous slot's ids (16 a bucket); a generation that reaches 24 ids
  * a bucket is closed and the next one gets four times its buckets. An id stays in the bucket it was
  * added to, so a lookup searches every generation of every slot of the window: one generation a
  * slot at a steady rate, a few while the rate climbs.
  * The meta hash also keeps `e`, the latest expiry asked of the slot, which its keys get.
  * A grid is `base first last expireAt`: the meta key of slot s is base .. s.
+ * Lua in Redis pays for every call and every number turned into a string, so a script call reads
+ * each slot's meta hash once, keeps its key prefixes, and writes the counts it changed at the end
+ * (flushCounts): a lookup is one string and one HGET a generation, an addition HSET and PEXPIREAT.
  */
 const IDS = `
 local slots = {}
 
--- A slot's generations (bucket counts, oldest first) and expiry, cached for the script call.
+-- A slot's generations (bucket counts, oldest first), their key prefixes, the ids in the newest
+-- (n, written back by flushCounts when dirty) and its expiry, read once a script call.
 local function slotOf(meta)
   local slot = slots[meta]
   if slot == nil then
-    local m = redis.call('HMGET', meta, 'g', 'e')
-    slot = { gens = {}, e = tonumber(m[2]) or 0 }
-    local g = tonumber(m[1]) or 0
-    if g > 0 then
-      local fields = {}
-      for i = 1, g do fields[i] = 'b' .. i end
-      for i, b in ipairs(redis.call('HMGET', meta, unpack(fields))) do slot.gens[i] = tonumber(b) end
+    local m = redis.call('HGETALL', meta)
+    local f = {}
+    for i = 1, #m, 2 do f[m[i]] = m[i + 1] end
+    local g = tonumber(f.g) or 0
+    slot = { meta = meta, gens = {}, prefixes = {}, e = tonumber(f.e) or 0, n = tonumber(f['n' .. g]) or 0, dirty = false }
+    for i = 1, g do
+      slot.gens[i] = tonumber(f['b' .. i])
+      slot.prefixes[i] = meta .. ':' .. i .. ':'
     end
     slots[meta] = slot
   end
   return slot
 end
 
-local function bucketKey(meta, g, b, d)
-  local x = ((string.byte(d, 1) * 256 + string.byte(d, 2)) * 256 + string.byte(d, 3)) * 256 + string.byte(d, 4)
-  return meta .. ':' .. g .. ':' .. string.format('%d', x % b)
+local function flushCounts()
+  for meta, slot in pairs(slots) do
+    if slot.dirty then redis.call('HSET', meta, 'n' .. #slot.gens, slot.n) end
+  end
 end
 
--- Answers the bucket key holding digest d and its value, or nil.
-local function findId(base, first, last, d)
-  local f = string.sub(d, 5, 12)
-  for s = last, first, -1 do
-    local meta = base .. string.format('%d', s)
-    local gens = slotOf(meta).gens
+-- The slots of a grid, newest first.
+local function gridOf(base, first, last, expireAt)
+  local list = {}
+  for s = last, first, -1 do list[#list + 1] = slotOf(base .. string.format('%d', s)) end
+  return { slots = list, expireAt = expireAt, base = base, last = last }
+end
+
+-- A digest's bucket pick (4 bytes) and stored field (8 bytes).
+local function split(d)
+  local a, b, c, e = string.byte(d, 1, 4)
+  return ((a * 256 + b) * 256 + c) * 256 + e, string.sub(d, 5, 12)
+end
+
+-- Answers the bucket key holding the id (x, f) and its value, or nil.
+local function findId(grid, x, f)
+  for _, slot in ipairs(grid.slots) do
+    local gens = slot.gens
     for g = #gens, 1, -1 do
-      local k = bucketKey(meta, g, gens[g], d)
+      local k = slot.prefixes[g] .. (x % gens[g])
       local v = redis.call('HGET', k, f)
       if v then return k, v end
     end
@@ -60,7 +79,7 @@ local function findId(base, first, last, d)
   return nil
 end
 
--- Buckets of a first generation: 64 ids a bucket at the previous slot's count.
+-- Buckets of a first generation: 16 ids a bucket at the previous slot's count.
 local function firstBuckets(before)
   local seen = 0
   local prev = redis.call('HGETALL', before)
@@ -68,30 +87,33 @@ local function firstBuckets(before)
     if string.sub(prev[i], 1, 1) == 'n' then seen = seen + tonumber(prev[i + 1]) end
   end
   local b = 1
-  while b * 64 < seen and b < 4194304 do b = b * 2 end
+  while b * 16 < seen and b < 4194304 do b = b * 2 end
   return b
 end
 
--- Adds digest d to the newest slot; its keys expire at the latest expiry any call asked of the slot.
-local function addId(base, last, expireAt, d, value)
-  local meta = base .. string.format('%d', last)
-  local slot = slotOf(meta)
+-- Adds the id (x, f) to the grid's newest slot; its keys expire at the latest expiry any call asked of the slot.
+local function addId(grid, x, f, value)
+  local slot = grid.slots[1]
   local gens = slot.gens
   local g = #gens
-  local n = g > 0 and redis.call('HINCRBY', meta, 'n' .. g, 1) or 0
-  if g == 0 or n > 100 * gens[g] then
-    local b = g == 0 and firstBuckets(base .. string.format('%d', last - 1)) or gens[g] * 4
+  if g == 0 or slot.n >= 24 * gens[g] then
+    if slot.dirty then redis.call('HSET', slot.meta, 'n' .. g, slot.n) end
+    local b = g == 0 and firstBuckets(grid.base .. string.format('%d', grid.last - 1)) or gens[g] * 4
     g = g + 1
     gens[g] = b
-    redis.call('HSET', meta, 'g', g, 'b' .. g, b, 'n' .. g, 1)
+    slot.prefixes[g] = slot.meta .. ':' .. g .. ':'
+    slot.n = 0
+    redis.call('HSET', slot.meta, 'g', g, 'b' .. g, b)
   end
-  if expireAt > slot.e then
-    slot.e = expireAt
-    redis.call('HSET', meta, 'e', expireAt)
-    redis.call('PEXPIREAT', meta, expireAt)
+  slot.n = slot.n + 1
+  slot.dirty = true
+  if grid.expireAt > slot.e then
+    slot.e = grid.expireAt
+    redis.call('HSET', slot.meta, 'e', slot.e)
+    redis.call('PEXPIREAT', slot.meta, slot.e)
   end
-  local k = bucketKey(meta, g, gens[g], d)
-  redis.call('HSET', k, string.sub(d, 5, 12), value)
+  local k = slot.prefixes[g] .. (x % gens[g])
+  redis.call('HSET', k, f, value)
   redis.call('PEXPIREAT', k, slot.e)
 end
 `;
@@ -99,7 +121,8 @@ end
 /**
  * Evicts buckets below `floor` from series `s` of hash `h`. A small step up from `l` probes the
  * buckets one by one; a large one (an idle entity) scans the hash once. When no bucket is left
- * the series' fields go, so its total restarts from an exact zero.
+ * the series' fields go, so its total restarts from an exact zero. Answers the lowest live bucket
+ * after it, nil when the series holds none.
  */
 const EVICT = `
 local function negate(v)
@@ -107,9 +130,20 @@ local function negate(v)
   return '-' .. v
 end
 
+-- Adds an integer delta to an integer field with HINCRBY, a third of HINCRBYFLOAT's cost (counts
+-- always, sums of whole amounts); answers false, changing nothing, for any other delta or value.
+local function addInteger(h, f, delta)
+  if string.find(delta, '[.eEnN]') then return false end
+  return type(redis.pcall('HINCRBY', h, f, delta)) == 'number'
+end
+
+local function add(h, f, delta)
+  if not addInteger(h, f, delta) then redis.call('HINCRBYFLOAT', h, f, delta) end
+end
+
 local function evict(h, s, floor)
   local lo = tonumber(redis.call('HGET', h, s .. ':l'))
-  if not lo or floor <= lo then return end
+  if not lo or floor <= lo then return lo end
   local fields, values = {}, {}
   if floor - lo <= 64 then
     for b = lo, floor - 1 do
@@ -129,13 +163,14 @@ local function evict(h, s, floor)
     end
   end
   local n = tonumber(redis.call('HGET', h, s .. ':n')) - #fields
+  for _, f in ipairs(fields) do redis.call('HDEL', h, f) end
   if n <= 0 then
     redis.call('HDEL', h, s .. ':n', s .. ':t', s .. ':l')
-  else
-    for _, v in ipairs(values) do redis.call('HINCRBYFLOAT', h, s .. ':t', negate(v)) end
-    redis.call('HSET', h, s .. ':n', string.format('%d', n), s .. ':l', string.format('%d', floor))
+    return nil
   end
-  for _, f in ipairs(fields) do redis.call('HDEL', h, f) end
+  for _, v in ipairs(values) do add(h, s .. ':t', negate(v)) end
+  redis.call('HSET', h, s .. ':n', string.format('%d', n), s .. ':l', string.format('%d', floor))
+  return floor
 end
 `;
 
@@ -147,17 +182,20 @@ end
 const UPDATES = `${EVICT}
 local function sum(h, s, bucketArg, delta, floorArg)
   local floor = tonumber(floorArg)
-  evict(h, s, floor)
+  local lo = evict(h, s, floor)
   local bucket = tonumber(bucketArg)
   if bucket < floor then return end
   local f = s .. ':' .. bucketArg
   if redis.call('HSETNX', h, f, '0') == 1 then
     redis.call('HINCRBY', h, s .. ':n', 1)
-    local lo = tonumber(redis.call('HGET', h, s .. ':l'))
     if not lo or bucket < lo then redis.call('HSET', h, s .. ':l', bucketArg) end
   end
-  redis.call('HINCRBYFLOAT', h, f, delta)
-  redis.call('HINCRBYFLOAT', h, s .. ':t', delta)
+  -- A bucket that holds a fraction makes its total hold one too: no second failed HINCRBY.
+  if addInteger(h, f, delta) then add(h, s .. ':t', delta)
+  else
+    redis.call('HINCRBYFLOAT', h, f, delta)
+    redis.call('HINCRBYFLOAT', h, s .. ':t', delta)
+  end
 end
 
 local function max(h, s, value)
@@ -188,16 +226,17 @@ end
 export const APPLY = `${IDS}${UPDATES}
 -- Marks the id applied; false when it already was.
 local function once(grid, d)
-  local k, v = findId(grid[1], grid[2], grid[3], d)
+  local x, f = split(d)
+  local k, v = findId(grid, x, f)
   if v == '1' then return false end
-  if k then redis.call('HSET', k, string.sub(d, 5, 12), '1')
-  else addId(grid[1], grid[3], grid[4], d, '1') end
+  if k then redis.call('HSET', k, f, '1')
+  else addId(grid, x, f, '1') end
   return true
 end
 
 local grids, a = {}, 3
 for g = 1, tonumber(ARGV[2]) do
-  grids[g] = { ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]) }
+  grids[g] = gridOf(ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
   a = a + 4
 end
 
@@ -218,6 +257,7 @@ for k = 1, #KEYS do
   out[k] = applied
   a = a + 2 * count
 end
+flushCounts()
 return out
 `;
 
@@ -230,19 +270,21 @@ return out
  * another entity.
  */
 export const ONCE_BEGIN = `${IDS}
-local base, first, last, expireAt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local out = {}
 for i = 5, #ARGV, 2 do
-  local d, mine = ARGV[i], 'p' .. ARGV[i + 1]
-  local k, v = findId(base, first, last, d)
+  local mine = 'p' .. ARGV[i + 1]
+  local x, f = split(ARGV[i])
+  local k, v = findId(grid, x, f)
   if v == '1' or (v and v ~= '0' and v ~= mine) then
     out[#out + 1] = 0
   else
-    if not k then addId(base, last, expireAt, d, mine)
-    elseif v ~= mine then redis.call('HSET', k, string.sub(d, 5, 12), mine) end
+    if not k then addId(grid, x, f, mine)
+    elseif v ~= mine then redis.call('HSET', k, f, mine) end
     out[#out + 1] = 1
   end
 end
+flushCounts()
 return out
 `;
 
@@ -287,12 +329,14 @@ return out
  * ONCE_BEGIN, then digests. An id no longer found (its slot expired meanwhile) is added applied.
  */
 export const ONCE_COMMIT = `${IDS}
-local base, first, last, expireAt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 for i = 5, #ARGV do
-  local k, v = findId(base, first, last, ARGV[i])
-  if not k then addId(base, last, expireAt, ARGV[i], '1')
-  elseif v ~= '1' then redis.call('HSET', k, string.sub(ARGV[i], 5, 12), '1') end
+  local x, f = split(ARGV[i])
+  local k, v = findId(grid, x, f)
+  if not k then addId(grid, x, f, '1')
+  elseif v ~= '1' then redis.call('HSET', k, f, '1') end
 end
+flushCounts()
 return 0
 `;
 
@@ -302,26 +346,29 @@ return 0
  * 1 reserved before (or being applied: ONCE_BEGIN), 2 applied.
  */
 export const RESERVE = `${IDS}
-local base, first, last, expireAt = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local out = {}
 for i = 5, #ARGV do
-  local _, v = findId(base, first, last, ARGV[i])
+  local x, f = split(ARGV[i])
+  local _, v = findId(grid, x, f)
   if v == '1' then out[#out + 1] = 2
   elseif v then out[#out + 1] = 1
   else
-    addId(base, last, expireAt, ARGV[i], '0')
+    addId(grid, x, f, '0')
     out[#out + 1] = 0
   end
 end
+flushCounts()
 return out
 `;
 
 /** KEYS[1] routing (as RESERVE); ARGV `base first last`, then digests: removes the ids still only reserved. */
 export const UNRESERVE = `${IDS}
-local base, first, last = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), 0)
 for i = 4, #ARGV do
-  local k, v = findId(base, first, last, ARGV[i])
-  if v == '0' then redis.call('HDEL', k, string.sub(ARGV[i], 5, 12)) end
+  local x, f = split(ARGV[i])
+  local k, v = findId(grid, x, f)
+  if v == '0' then redis.call('HDEL', k, f) end
 end
 return 0
 `;
