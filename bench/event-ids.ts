@@ -31,6 +31,16 @@ export async function keyBytes(redis: Redis, pattern: string): Promise<{ bytes: 
   return { bytes, keys };
 }
 
+/** Unlinks every key of a pattern. */
+export async function dropKeys(redis: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+    cursor = next;
+    if (batch.length > 0) await redis.unlink(...batch);
+  } while (cursor !== '0');
+}
+
 async function measure(ids: number, steady: boolean): Promise<string> {
   const prefix = `bench:${randomUUID()}:`;
   const admin = new Redis(redisUrl);
@@ -48,12 +58,7 @@ async function measure(ids: number, steady: boolean): Promise<string> {
     return `| ${steady ? 'steady slot (sized from the previous hour)' : 'cold first slot'} | ${ids.toLocaleString('en-US')} | ${keys.toLocaleString('en-US')} | ${(bytes / ids).toFixed(1)} B |`;
   } finally {
     await store.close();
-    let cursor = '0';
-    do {
-      const [next, batch] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
-      cursor = next;
-      if (batch.length > 0) await admin.unlink(...batch);
-    } while (cursor !== '0');
+    await dropKeys(admin, `${prefix}*`);
     await admin.quit();
   }
 }
