@@ -1,6 +1,7 @@
 /**
  * Redis CPU per operation of the Redis window store, from the server's own accounts (INFO cpu and
- * commandstats): what each script costs per event, and the commands it runs.
+ * commandstats): what each script costs per event and the commands it runs, beside the CPU of this
+ * process (the store's client: building the calls, ioredis, the replies).
  * `npx tsx bench/window-redis-cost.ts [events]` (Redis from WEIR_BENCH_REDIS_URL, default
  * redis://127.0.0.1:6379; default 100,000 events over 10,000 entities, calls of 500, six in flight).
  * The organization's 24-hour id window is steady: the four earlier six-hour slots already hold as
@@ -88,12 +89,14 @@ const requests = (ids: string[], from: number, to: number, once: boolean): Apply
 const rows: string[] = [];
 async function measure(name: string, run: (from: number, to: number) => Promise<unknown>): Promise<void> {
   const before = await account(admin);
+  const client = process.cpuUsage();
   await inCalls(run);
+  const clientUs = process.cpuUsage(client);
   const after = await account(admin);
   const per = (calls: number): string => (calls / N).toFixed(2);
   const calls = (cmd: string): number => (after.commands.get(cmd) ?? 0) - (before.commands.get(cmd) ?? 0);
   const writes = ['hset', 'hsetnx', 'hincrby', 'hincrbyfloat', 'hdel', 'pexpire', 'pexpireat'].reduce((a, c) => a + calls(c), 0);
-  rows.push(`| ${name} | ${((after.cpuUs - before.cpuUs) / N).toFixed(1)} | ${per(calls('hget'))} | ${per(writes)} |`);
+  rows.push(`| ${name} | ${((after.cpuUs - before.cpuUs) / N).toFixed(1)} | ${per(calls('hget'))} | ${per(writes)} | ${((clientUs.user + clientUs.system) / N).toFixed(1)} |`);
 }
 
 try {
@@ -107,7 +110,7 @@ try {
   await measure('reserveIds of an id applied before (a re-sent event)', (from, to) => store.reserveIds('acme', ids.slice(from, to), TTL_MS));
   const { bytes } = await keyBytes(admin, `${prefix}i:*`);
   console.log(`Redis CPU per event (INFO cpu) and commands per event (commandstats), ${N.toLocaleString('en-US')} events, ${ENTITIES.toLocaleString('en-US')} entities, steady 24-hour id window; ${(bytes / (5 * N)).toFixed(1)} B per remembered id.\n`);
-  console.log('| operation | Redis CPU (µs/event) | HGET | writes |\n| --- | ---: | ---: | ---: |');
+  console.log('| operation | Redis CPU (µs/event) | HGET | writes | client process CPU (µs/event) |\n| --- | ---: | ---: | ---: | ---: |');
   console.log(rows.join('\n'));
 } finally {
   await store.close();

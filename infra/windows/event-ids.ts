@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The time grid of remembered event ids, shared by both stores. Ids are kept in time slots of
@@ -33,4 +33,4 @@ export function idSlots(ttlMs: number, now: number): IdSlots {
  * The organization is in the key, so it is not hashed; a collision of 64 bits within one bucket
  * of one organization is out of reach, and SHA-256 keeps a producer from crafting one.
  */
-export const idDigest = (id: string): Buffer => createHash('sha256').update(id).digest().subarray(0, 12);
+export const idDigest = (id: string): Buffer => hash('sha256', id, 'buffer').subarray(0, 12);

@@ -158,17 +158,20 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       const calls: Promise<number[]>[] = [];
       for (const chunk of chunkBySize(requests, weightOf, APPLY_WEIGHT)) {
         const keyList: string[] = [];
-        const grids = new Map<string, number>();
+        // Grid index in this call by scope and id window: the grid is built once, not per request.
+        const grids = new Map<string, Map<number, number>>();
+        let gridCount = 0;
         const gridArgs: string[] = [];
         const args: (string | Buffer)[] = [];
         for (const r of chunk) {
           keyList.push(key.entity(r.entity));
           if (r.once) {
-            const g = gridOf(r.entity.scope, r.once.ttlMs, now).args;
-            let index = grids.get(g.join(' '));
+            let byTtl = grids.get(r.entity.scope);
+            if (!byTtl) grids.set(r.entity.scope, (byTtl = new Map()));
+            let index = byTtl.get(r.once.ttlMs);
             if (index === undefined) {
-              grids.set(g.join(' '), (index = grids.size + 1));
-              gridArgs.push(...g);
+              byTtl.set(r.once.ttlMs, (index = ++gridCount));
+              gridArgs.push(...gridOf(r.entity.scope, r.once.ttlMs, now).args);
             }
             args.push(`${index},${r.updates.length}`, idDigest(r.once.id));
           } else {
@@ -176,7 +179,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
           }
           pushUpdates(args, r);
         }
-        calls.push(redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(grids.size), ...gridArgs, ...args));
+        calls.push(redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(gridCount), ...gridArgs, ...args));
       }
       return (await Promise.all(calls)).flatMap((applied) => applied.map((a) => a === 1));
     },
