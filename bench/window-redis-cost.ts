@@ -51,8 +51,9 @@ async function steadyHistory(admin: Redis, prefix: string): Promise<void> {
     const p = admin.pipeline();
     for (let i = 0; i < N; i++) {
       const d = randomBytes(12);
-      p.hset(`${meta}:1:${d.readUInt32BE(0) % buckets}`, d.subarray(4, 12), '1');
-      p.pexpireat(`${meta}:1:${d.readUInt32BE(0) % buckets}`, g.expireAt);
+      const bucket = `${meta}:1:${d.readUInt32BE(0) % buckets}`;
+      p.hset(bucket, d.subarray(4, 12), '1');
+      p.pexpireat(bucket, g.expireAt);
     }
     await p.exec();
   }

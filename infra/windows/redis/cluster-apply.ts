@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ApplyRequest, EntityRef } from '../types.js';
 import { idDigest } from '../event-ids.js';
 import { eachInOrder, groupBy, groupBySlot, type RedisClient } from './client.js';
@@ -27,13 +27,21 @@ import { eachInOrder, groupBy, groupBySlot, type RedisClient } from './client.js
  * while it is in flight; at rest an id weighs what it weighs on one server.
  */
 
+/** An id grid's slots, its arguments `base first last expireAt` (scripts.ts IDS), and the key that routes its calls. */
+export interface IdGrid {
+  first: number;
+  last: number;
+  args: string[];
+  route: string;
+}
+
 export interface ClusterApplyDeps {
   redis: RedisClient;
   idleTtl: string;
   entityKey: (e: EntityRef) => string;
   markerKey: (e: EntityRef) => string;
-  /** `base first last expireAt` of the id grid of a scope and window at `now`, and its routing key. */
-  grid: (scope: string, ttlMs: number, now: number) => { args: string[]; route: string };
+  /** The id grid of a scope and window at `now`: one object while its slots hold. */
+  grid: (scope: string, ttlMs: number, now: number) => IdGrid;
   /** Pushes the arguments of a request's updates (index.ts pushUpdates). */
   pushUpdates: (args: (string | Buffer)[], r: ApplyRequest) => void;
   applyWeight: number;
@@ -41,12 +49,12 @@ export interface ClusterApplyDeps {
 }
 
 /** 8 bytes naming the entity an id is being applied to (step 1's owner). */
-const ownerOf = (e: EntityRef): Buffer => createHash('sha256').update(`${e.scope}\0${e.id}`).digest().subarray(0, 8);
+const ownerOf = (e: EntityRef): Buffer => hash('sha256', `${e.scope}\0${e.id}`, 'buffer').subarray(0, 8);
 
 interface Item {
   r: ApplyRequest;
   index: number;
-  grid?: { args: string[]; route: string };
+  grid?: IdGrid;
   digest?: Buffer;
 }
 
@@ -61,7 +69,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     const onceItems = items.filter((it) => it.digest);
     const go = new Set<Item>(items.filter((it) => !it.digest));
 
-    await eachInOrder(true, groupBy(onceItems, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(true, groupBy(onceItems, (it) => it.grid!), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
       const args = chunk.flatMap((it) => [it.digest!, ownerOf(it.r.entity)]);
       const answers = await redis.weirWindowOnceBegin(g.route, ...g.args, ...args);
@@ -89,7 +97,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     });
 
     const toCommit = started.filter((it) => it.digest);
-    await eachInOrder(true, groupBy(toCommit, (it) => it.grid!.args.join(' ')), () => 1, d.idChunk, async (chunk) => {
+    await eachInOrder(true, groupBy(toCommit, (it) => it.grid!), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
       await redis.weirWindowOnceCommit(g.route, ...g.args, ...chunk.map((it) => it.digest!));
     });

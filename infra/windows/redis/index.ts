@@ -6,7 +6,7 @@ import { idDigest, idSlots } from '../event-ids.js';
 import { APPLY, APPLY_ENTITY, CLAIM, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
 import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl } from './url.js';
-import { createClusterApply } from './cluster-apply.js';
+import { createClusterApply, type IdGrid } from './cluster-apply.js';
 import { moveOldQueues } from './old-queues.js';
 import { down, up } from '../../health.js';
 
@@ -112,11 +112,22 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   const key = keys(prefix);
   const address = parseRedisUrl(opts.url, opts.cluster);
   const cluster = address.cluster;
-  /** The id grid of a scope and window at `now` (scripts.ts IDS), and the key that routes its calls. */
-  const gridOf = (scope: string, ttlMs: number, now: number): { args: string[]; route: string } => {
+  /**
+   * The id grid of a scope and window at `now` (scripts.ts IDS). One object per scope and window
+   * while its slots hold, so the requests of a call share it and it is built once, not per event;
+   * one entry per organization and id window.
+   */
+  const grids = new Map<string, Map<number, IdGrid>>();
+  const gridOf = (scope: string, ttlMs: number, now: number): IdGrid => {
     const g = idSlots(ttlMs, now);
+    let byTtl = grids.get(scope);
+    if (!byTtl) grids.set(scope, (byTtl = new Map()));
+    const held = byTtl.get(ttlMs);
+    if (held && held.first === g.first && held.last === g.last) return held;
     const base = key.ids(scope, g.slotMs);
-    return { args: [base, String(g.first), String(g.last), String(g.expireAt)], route: base + String(g.last) };
+    const grid = { first: g.first, last: g.last, args: [base, String(g.first), String(g.last), String(g.expireAt)], route: base + String(g.last) };
+    byTtl.set(ttlMs, grid);
+    return grid;
   };
   const redis = opts.client ?? connectRedis(address, opts.commandTimeoutMs ?? 1000, KEYS_COUNTED_AT_CALL);
   redis.on('error', (err: Error) => opts.onConnectionError?.(err));
@@ -158,20 +169,17 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       const calls: Promise<number[]>[] = [];
       for (const chunk of chunkBySize(requests, weightOf, APPLY_WEIGHT)) {
         const keyList: string[] = [];
-        // Grid index in this call by scope and id window: the grid is built once, not per request.
-        const grids = new Map<string, Map<number, number>>();
-        let gridCount = 0;
+        const gridIndex = new Map<IdGrid, number>();
         const gridArgs: string[] = [];
         const args: (string | Buffer)[] = [];
         for (const r of chunk) {
           keyList.push(key.entity(r.entity));
           if (r.once) {
-            let byTtl = grids.get(r.entity.scope);
-            if (!byTtl) grids.set(r.entity.scope, (byTtl = new Map()));
-            let index = byTtl.get(r.once.ttlMs);
+            const grid = gridOf(r.entity.scope, r.once.ttlMs, now);
+            let index = gridIndex.get(grid);
             if (index === undefined) {
-              byTtl.set(r.once.ttlMs, (index = ++gridCount));
-              gridArgs.push(...gridOf(r.entity.scope, r.once.ttlMs, now).args);
+              gridIndex.set(grid, (index = gridIndex.size + 1));
+              gridArgs.push(...grid.args);
             }
             args.push(`${index},${r.updates.length}`, idDigest(r.once.id));
           } else {
@@ -179,7 +187,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
           }
           pushUpdates(args, r);
         }
-        calls.push(redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(gridCount), ...gridArgs, ...args));
+        calls.push(redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(gridIndex.size), ...gridArgs, ...args));
       }
       return (await Promise.all(calls)).flatMap((applied) => applied.map((a) => a === 1));
     },
