@@ -55,6 +55,30 @@ describe('lmdb window store: durability', () => {
     }
   });
 
+  it('answers writes with sync: false before lmdb commits them, later calls see them at once, synced() makes them durable', async () => {
+    const dir = await tempDir();
+    const first = await createLmdbWindowStore({ dir });
+    // Before the store's first commit of this turn could run on lmdb's write thread: a call whose
+    // body waited for the write lock answered only after an fsync.
+    const nextTurn = new Promise<'next turn'>((resolve) => setImmediate(() => resolve('next turn')));
+    const deferred = { sync: false };
+    await expect(Promise.race([first.apply([counted(1), counted(1)], deferred), nextTurn])).resolves.toEqual([true, false]);
+    await expect(Promise.race([first.claim('acme', 'lease', ['a', 'a'], 3_600_000, deferred), nextTurn])).resolves.toEqual([true, false]);
+    await expect(Promise.race([readAll(first), nextTurn])).resolves.toEqual([1, 0.1, null]);
+    expect(await first.apply([counted(1)], deferred)).toEqual([false]);
+    await first.synced();
+    await first.close();
+
+    const second = await createLmdbWindowStore({ dir });
+    try {
+      expect(await readAll(second)).toEqual([1, 0.1, null]);
+      expect(await second.apply([counted(1)])).toEqual([false]);
+      expect(await second.claim('acme', 'lease', ['a'], 3_600_000)).toEqual([false]);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('refuses a second store on the same files while the first is open', async () => {
     const dir = await tempDir();
     const first = await createLmdbWindowStore({ dir });

@@ -77,8 +77,8 @@ export interface Lease {
  * Entities without an update for the store's idle TTL (default 100 days) disappear.
  */
 /**
- * `sync: false` resolves a write once it is committed and seen by every later call, before it is
- * durable; the caller awaits `synced()` before it acknowledges anything that depends on it. A
+ * `sync: false` resolves a write once every later call sees it, before it is durable (on LMDB, before
+ * it is even committed); the caller awaits `synced()` before it acknowledges anything that depends on it. A
  * request that must wait for two durable writes (the store's and the log's) then waits for both
  * at once rather than one after the other. Default: true.
  */

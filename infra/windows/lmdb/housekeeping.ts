@@ -1,12 +1,14 @@
 import type { Key, RootDatabase } from 'lmdb';
 import { KEYSPACES } from './keys.js';
+import type { WriteBehind } from './write-behind.js';
 
 /**
  * Expiry for the LMDB window store, in slices: each slice reads keys for at most SLICE_MS on the
- * event loop (memory-mapped reads, about a microsecond a key), then queues the removal of what
- * expired as plain `remove` calls, which lmdb executes and commits on its write thread, not in a
- * transaction callback on the loop; the next slice starts once they are committed. Other calls
- * interleave between slices, so a sweep over millions of ids or entities never holds the process.
+ * event loop (memory-mapped reads, about a microsecond a key), then issues the removal of what
+ * expired through the store's write-behind (write-behind.ts), which lmdb executes and commits on
+ * its write thread; the next slice starts once they are committed. A key with a write not yet
+ * committed was just written, so it is left alone. Other calls interleave between slices, so a
+ * sweep over millions of ids or entities never holds the process.
  * - id slots whose expiry passed are deleted whole, slot by slot (every interval);
  * - entities idle longer than the idle TTL, and leases whose expiry passed (at most hourly).
  */
@@ -16,12 +18,13 @@ const FULL_SWEEP_MS = 3_600_000;
 
 export interface HousekeeperDeps {
   db: RootDatabase;
+  writes: WriteBehind;
   idleTtlMs: number;
   intervalMs: number;
 }
 
 export function createHousekeeper(deps: HousekeeperDeps) {
-  const { db } = deps;
+  const { db, writes } = deps;
   let stopping = false;
   let lastFullSweep = -Infinity;
 
@@ -38,14 +41,15 @@ export function createHousekeeper(deps: HousekeeperDeps) {
       let last: Key | undefined;
       let seen = 0;
       let done = true;
-      let removal: Promise<boolean> | undefined;
+      let removals = false;
       const range = expired
         ? db.getRange({ start: from, end, limit: SLICE_KEYS, snapshot: false })
         : db.getKeys({ start: from, end, limit: SLICE_KEYS, snapshot: false }).map((key) => ({ key, value: undefined }));
       for (const { key, value } of range) {
         last = key;
-        if (!expired || expired(value)) {
-          removal = db.remove(key);
+        if ((!expired || expired(value)) && !writes.isPending(key)) {
+          writes.remove(key);
+          removals = true;
           removed++;
         }
         if (++seen === SLICE_KEYS || performance.now() > sliceEnd) {
@@ -53,7 +57,7 @@ export function createHousekeeper(deps: HousekeeperDeps) {
           break;
         }
       }
-      if (removal) await removal;
+      if (removals) await writes.durable();
       else await new Promise<void>((resolve) => setImmediate(resolve));
       if (done || last === undefined) return removed;
       from = [...(last as Key[]), ''];
@@ -68,7 +72,8 @@ export function createHousekeeper(deps: HousekeeperDeps) {
       const [, scope, slotMs, slot] = key as [string, string, number, number];
       removed += await sweepRange([KEYSPACES.id, scope, slotMs, slot], [KEYSPACES.id, scope, slotMs, slot + 1]);
       if (stopping) return removed;
-      await db.remove(key);
+      if (!writes.isPending(key)) writes.remove(key);
+      await writes.durable();
     }
     // Entities and leases are read whole to find the expired ones: once an hour is enough for an
     // idle TTL of days (reads already treat idle entities as gone).

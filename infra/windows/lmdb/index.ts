@@ -10,6 +10,7 @@ import { down, up } from '../../health.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { createHousekeeper } from './housekeeping.js';
 import { KEYSPACES } from './keys.js';
+import { createWriteBehind } from './write-behind.js';
 
 export interface LmdbWindowStoreOptions {
   /** The LMDB environment's directory; a lock file beside it keeps a second process out. */
@@ -52,11 +53,12 @@ const encode = (e: Entity): StoredEntity => ({
 /**
  * The embedded window store on LMDB (the `lmdb` package): state lives in a memory-mapped B+tree
  * on disk, so the heap does not grow with entities or remembered ids and nothing is ever
- * serialised whole. Each call is one write transaction whose body runs on the event loop (reads
- * are memory-mapped lookups, microseconds each) and whose commit and fsync run on lmdb's write
- * thread; the call resolves once the commit is flushed, so what a caller saw succeed survives
- * kill -9, and LMDB's copy-on-write pages never leave a torn state. Expiry of ids, idle entities
- * and leases runs in small transactions (housekeeping.ts), never one long step.
+ * serialised whole. Each call's body runs at once on the event loop (reads are memory-mapped
+ * lookups, microseconds each, seen through the writes not yet committed: write-behind.ts) and its
+ * writes are one transaction, committed and flushed on lmdb's write thread; the call resolves once
+ * they are on disk (or at once with `sync: false`), so what a caller saw succeed survives kill -9,
+ * and LMDB's copy-on-write pages never leave a torn state. Expiry of ids, idle entities and leases
+ * runs in small slices (housekeeping.ts), never one long step.
  */
 export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promise<LmdbWindowStore> {
   const idleTtlMs = opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
@@ -67,46 +69,37 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
   const db: RootDatabase = open({ path: opts.dir, compression: false });
   let stopped: Error | undefined;
 
-  /** Runs `body` in one write transaction; resolves with its result once the commit is on disk (or, without `sync`, once committed). */
+  const writes = createWriteBehind(db);
+
+  /** Runs `body` now (its writes are one transaction); resolves with its result once they are on disk, or at once without `sync`. */
   const write = async <T>(body: () => T, sync = true): Promise<T> => {
     if (stopped) throw stopped;
-    const result = await db.transaction(body);
-    if (sync) await db.flushed;
+    const result = body();
+    if (sync) await writes.durable();
     return result;
   };
 
   /**
-   * Runs `body` over `items` in transactions of at most CHUNK items, one after another; resolves
-   * with the answers in order once all are on disk. A consumer batch can hold thousands of
-   * requests; in one transaction its body would hold the event loop for as many times a request's
-   * tens of microseconds. Each chunk's transaction is queued only after the previous chunk's body
-   * ran and the loop took a turn, so other work runs between chunks while commits still group
-   * (lmdb commits whatever was queued meanwhile in one transaction, with one fsync).
+   * Runs `body` over `items` in chunks of at most CHUNK items, one event turn each (so one
+   * transaction each); resolves with the answers in order once all are on disk. A consumer batch
+   * can hold thousands of requests; in one body they would hold the event loop for as many times a
+   * request's tens of microseconds, so other work runs between chunks while commits still group
+   * (lmdb commits whatever was issued meanwhile in one transaction, with one fsync).
    */
   const writeChunked = async <I, O>(items: I[], body: (chunk: I[]) => O[], sync = true): Promise<O[]> => {
     if (items.length <= CHUNK) return write(() => body(items), sync);
-    if (stopped) throw stopped;
-    const commits: Promise<O[]>[] = [];
+    const answers: O[] = [];
     for (let i = 0; i < items.length; i += CHUNK) {
       if (stopped) throw stopped;
-      const chunk = items.slice(i, i + CHUNK);
-      await new Promise<void>((resolve) => {
-        commits.push(
-          db.transaction(() => {
-            resolve();
-            return body(chunk);
-          }),
-        );
-      });
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      answers.push(...body(items.slice(i, i + CHUNK)));
     }
-    const answers = await Promise.all(commits);
-    if (sync) await db.flushed;
-    return answers.flat();
+    if (sync) await writes.durable();
+    return answers;
   };
 
   const liveEntity = (key: Key, at: number): Entity | undefined => {
-    const v = db.get(key) as StoredEntity | undefined;
+    const v = writes.get(key) as StoredEntity | undefined;
     return v && at - v.t <= idleTtlMs ? decode(v) : undefined;
   };
 
@@ -114,33 +107,33 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
   const findId = (scope: string, digest: string, slots: ReturnType<typeof idSlots>): { key: Key; value: number } | undefined => {
     for (let s = slots.last; s >= slots.first; s--) {
       const key = [KEYSPACES.id, scope, slots.slotMs, s, digest];
-      const value = db.get(key) as number | undefined;
+      const value = writes.get(key) as number | undefined;
       if (value !== undefined) return { key, value };
     }
     return undefined;
   };
 
   const addId = (scope: string, digest: string, slots: ReturnType<typeof idSlots>, value: number): void => {
-    void db.put([KEYSPACES.id, scope, slots.slotMs, slots.last, digest], value);
+    writes.put([KEYSPACES.id, scope, slots.slotMs, slots.last, digest], value);
     const meta = [KEYSPACES.idSlot, scope, slots.slotMs, slots.last];
-    if (((db.get(meta) as number | undefined) ?? 0) < slots.expireAt) void db.put(meta, slots.expireAt);
+    if (((writes.get(meta) as number | undefined) ?? 0) < slots.expireAt) writes.put(meta, slots.expireAt);
   };
 
-  /** Keeps the earliest due time per id (inside a write transaction). */
+  /** Keeps the earliest due time per id (inside a call's body). */
   const scheduleIn = (scope: string, queue: string, entries: { id: string; dueAt: number }[]): void => {
     for (const { id, dueAt } of entries) {
       const queued = [KEYSPACES.queued, scope, queue, id];
-      const cur = db.get(queued) as number | undefined;
+      const cur = writes.get(queued) as number | undefined;
       if (cur !== undefined && cur <= dueAt) continue;
-      if (cur !== undefined) void db.remove([KEYSPACES.due, scope, queue, cur, id]);
-      void db.put(queued, dueAt);
-      void db.put([KEYSPACES.due, scope, queue, dueAt, id], 1);
+      if (cur !== undefined) writes.remove([KEYSPACES.due, scope, queue, cur, id]);
+      writes.put(queued, dueAt);
+      writes.put([KEYSPACES.due, scope, queue, dueAt, id], 1);
     }
   };
 
   const digestOf = (id: string): string => idDigest(id).toString('base64url');
 
-  const housekeeper = createHousekeeper({ db, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000 });
+  const housekeeper = createHousekeeper({ db, writes, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000 });
 
   return {
     kind: 'lmdb',
@@ -160,7 +153,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
               const digest = digestOf(r.once.id);
               const found = findId(r.entity.scope, digest, slots);
               if (found?.value === 1) return false;
-              if (found) void db.put(found.key, 1);
+              if (found) writes.put(found.key, 1);
               else addId(r.entity.scope, digest, slots, 1);
             }
             const name = `${r.entity.scope}\u0000${r.entity.id}`;
@@ -174,7 +167,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
             entry.e.touchedAt = at;
             return true;
           });
-          for (const { key, e } of touched.values()) void db.put(key, encode(e));
+          for (const { key, e } of touched.values()) writes.put(key, encode(e));
           return applied;
         },
         options?.sync,
@@ -193,15 +186,11 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
         });
       const e = liveEntity(key, Date.now());
       const evicts = e && reads.some((r) => r.kind === 'sum' && e.sums.get(r.series)?.hasBelow(r.floor));
-      if (!evicts) return answer(e);
-      // Eviction is for good, as on Redis: stored (committed, not awaited to disk: it is not a
-      // change a caller relies on) before the answer.
-      return db.transaction(() => {
-        const current = liveEntity(key, Date.now());
-        const values = answer(current);
-        if (current) void db.put(key, encode(current));
-        return values;
-      });
+      const values = answer(e);
+      // Eviction is for good, as on Redis: issued (seen by every later call, not awaited to disk:
+      // it is not a change a caller relies on) before the answer.
+      if (evicts) writes.put(key, encode(e));
+      return values;
     },
     async reserveIds(scope, ids, ttlMs) {
       checkPositive('reserveIds ttlMs', ttlMs);
@@ -224,7 +213,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
         const slots = idSlots(ttlMs, Date.now());
         for (const id of ids) {
           const found = findId(scope, digestOf(id), slots);
-          if (found?.value === 0) void db.remove(found.key);
+          if (found?.value === 0) writes.remove(found.key);
         }
       });
     },
@@ -234,19 +223,19 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
         const at = Date.now();
         return ids.map((id) => {
           const key = [KEYSPACES.lease, scope, namespace, id];
-          const until = db.get(key) as number | undefined;
+          const until = writes.get(key) as number | undefined;
           if (until !== undefined && until > at) return false;
-          void db.put(key, at + ttlMs);
+          writes.put(key, at + ttlMs);
           return true;
         });
       }, options?.sync);
     },
     async synced() {
-      await db.flushed;
+      await writes.durable();
     },
     async release(scope, namespace, ids) {
       await write(() => {
-        for (const id of ids) void db.remove([KEYSPACES.lease, scope, namespace, id]);
+        for (const id of ids) writes.remove([KEYSPACES.lease, scope, namespace, id]);
       });
     },
     async schedule(scope, queue, entries) {
@@ -260,28 +249,32 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     async takeDue(scope, queue, now, limit, lease) {
       checkPositive('takeDue limit', limit);
       if (lease) checkFinite('lease dueAt', lease.dueAt);
-      // At most CHUNK ids a transaction, each id's removal and its lease in the same one: a flush
-      // takes thousands, which in one body held the event loop for hundreds of milliseconds.
+      // At most CHUNK ids a body, each id's removal and its lease in the same one: a flush takes
+      // thousands, which in one body held the event loop for hundreds of milliseconds. The range is
+      // of the committed tree: entries removed but not committed yet are skipped, entries queued
+      // but not committed yet wait for a later call.
       const taken: string[] = [];
-      while (taken.length < limit) {
+      let from: Key = [KEYSPACES.due, scope, queue, -Infinity];
+      const end = [KEYSPACES.due, scope, queue, now, '\uffff'];
+      for (;;) {
+        if (stopped) throw stopped;
         const want = Math.min(CHUNK, limit - taken.length);
-        // Committed chunk by chunk, flushed once at the end.
-        const chunk = await write(() => {
-          const ids: string[] = [];
-          // Keys sort by due time, then id: the order a Redis sorted set answers in.
-          for (const key of db.getKeys({ start: [KEYSPACES.due, scope, queue, -Infinity], end: [KEYSPACES.due, scope, queue, now, '\uffff'], limit: want })) {
-            const id = (key as [string, string, string, number, string])[4];
-            void db.remove(key);
-            void db.remove([KEYSPACES.queued, scope, queue, id]);
-            ids.push(id);
-          }
-          if (lease) scheduleIn(scope, lease.queue, ids.map((id) => ({ id: lease.prefix + id, dueAt: lease.dueAt })));
-          return ids;
-        }, false);
-        taken.push(...chunk);
-        if (chunk.length < want) break;
+        let seen = 0;
+        for (const key of db.getKeys({ start: from, end, snapshot: false })) {
+          from = [...(key as Key[]), ''];
+          const [, , , dueAt, id] = key as [string, string, string, number, string];
+          const queued = [KEYSPACES.queued, scope, queue, id];
+          if (writes.get(queued) !== dueAt || !writes.get(key)) continue;
+          writes.remove(key);
+          writes.remove(queued);
+          if (lease) scheduleIn(scope, lease.queue, [{ id: lease.prefix + id, dueAt: lease.dueAt }]);
+          taken.push(id);
+          if (++seen === want) break;
+        }
+        if (seen < want || taken.length === limit) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      await db.flushed;
+      await writes.durable();
       return taken;
     },
     async unschedule(scope, queue, ids) {
@@ -289,23 +282,23 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
       await writeChunked(ids, (chunk) => {
         for (const id of chunk) {
           const queued = [KEYSPACES.queued, scope, queue, id];
-          const dueAt = db.get(queued) as number | undefined;
+          const dueAt = writes.get(queued) as number | undefined;
           if (dueAt === undefined) continue;
-          void db.remove(queued);
-          void db.remove([KEYSPACES.due, scope, queue, dueAt, id]);
+          writes.remove(queued);
+          writes.remove([KEYSPACES.due, scope, queue, dueAt, id]);
         }
         return chunk;
       });
     },
     async deleteEntity(entity) {
-      await write(() => db.remove([KEYSPACES.entity, entity.scope, entity.id]));
+      await write(() => writes.remove([KEYSPACES.entity, entity.scope, entity.id]));
     },
     housekeep: (now) => housekeeper.sweep(now),
     countIds() {
       return db.getKeysCount({ start: [KEYSPACES.id], end: [KEYSPACES.idSlot] });
     },
     health() {
-      return stopped ? down(stopped.message) : up;
+      return stopped ? down(stopped.message) : writes.failure ? down(`a commit failed: ${String(writes.failure)}`) : up;
     },
     async close() {
       if (stopped) return;
