@@ -153,6 +153,21 @@ describe('lmdb window store: housekeeping', () => {
       await store.close();
     }
   }, 300_000);
+
+  it('leaves alone an idle entity whose new write is not committed yet', async () => {
+    const store = await createLmdbWindowStore({ dir: await tempDir(), idleTtlMs: 50, housekeepingIntervalMs: 3_600_000 });
+    try {
+      await store.apply([{ entity, updates: [{ kind: 'max', series: 'seen', value: 1 }] }]);
+      await new Promise((r) => setTimeout(r, 80));
+      // The committed entity is idle; the write that renews it is issued, not committed, when the
+      // sweep reads the committed tree.
+      await store.apply([{ entity, updates: [{ kind: 'max', series: 'seen', value: 2 }] }], { sync: false });
+      expect(await store.housekeep(Date.now())).toBe(0);
+      expect(await readAll(store)).toEqual([0, 0, 2]);
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('lmdb window store: queues of a large flush', () => {

@@ -38,13 +38,14 @@ export function createWriteBehind(db: RootDatabase) {
 
   return {
     get(key: Key): unknown {
-      const p = pending.get(JSON.stringify(key));
+      // Most reads come when nothing is pending (a flush, a read-only call): no key to name then.
+      const p = pending.size === 0 ? undefined : pending.get(JSON.stringify(key));
       if (p === undefined) return db.get(key);
       return p.value === REMOVED ? undefined : p.value;
     },
     /** Whether a write of `key` is not committed yet (housekeeping leaves such keys alone). */
     isPending(key: Key): boolean {
-      return pending.has(JSON.stringify(key));
+      return pending.size !== 0 && pending.has(JSON.stringify(key));
     },
     put(key: Key, value: unknown): void {
       const name = JSON.stringify(key);
