@@ -88,6 +88,12 @@ describe('the compact rule-results shape', () => {
     );
     expect(isCompactRuleResults('[["r",1,1,1e999,[1]]]')).toBe(false);
     expect(isCompactRuleResults('[["r", 1, 1, 1, [1]]]')).toBe(false);
+    // A version past 2^53 is not a safe integer, which the schema refuses (found by the property above).
+    expect(isCompactRuleResults('[["r",9007199254740992,1,1,[1]]]')).toBe(false);
+    expect(ruleResults.safeParse([['r', 9007199254740992, 1, 1, [1]]]).success).toBe(false);
+    expect(isCompactRuleResults('[["r",999999999999999,1,1,[1]]]')).toBe(true);
+    expect(isCompactRuleResults(`[["r",1,1,1${'0'.repeat(400)},[1]]]`)).toBe(false);
+    expect(isCompactRuleResults(JSON.stringify([['r', 1, 1, 9.999999999999999e20, [1]]]))).toBe(true);
     expect(isCompactRuleResults('[["",1,1,1,[1]]]')).toBe(false);
     expect(isCompactRuleResults('[["r",-1,1,1,[1]]]')).toBe(false);
     expect(isCompactRuleResults('[]')).toBe(true);

@@ -35,12 +35,14 @@ export const ruleResults: z.ZodType<RuleResult[]> = z.array(z.tuple([z.string().
  * The exact text `ruleResultsJson` writes: no spaces, plain numbers. Text of this shape is valid
  * RuleResult[] JSON (a test holds it to the schema), so the decisions consumer checks a header
  * with this one pattern and stores it as written; any other text is parsed and checked by
- * `ruleResults`. Exponents have at most two digits, so no number is infinite.
+ * `ruleResults`. Scores have at most 21 integer digits and two exponent digits, so no number is infinite.
  */
 const COMPACT_RULE_RESULTS = (() => {
   const id = String.raw`"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})+"`;
-  const version = String.raw`(?:0|[1-9]\d*)`;
-  const score = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d{1,2})?`;
+  // At most 15 digits: the schema refuses integers beyond 2^53 (16 digits), which no version reaches.
+  const version = String.raw`(?:0|[1-9]\d{0,14})`;
+  // JSON.stringify writes up to 21 integer digits before it turns to exponents; more could be infinite.
+  const score = String.raw`-?(?:0|[1-9]\d{0,20})(?:\.\d+)?(?:[eE][+-]?\d{1,2})?`;
   const tuple = String.raw`\[${id},${version},[01],${score},\[(?:[01](?:,[01])*)?\]\]`;
   return new RegExp(String.raw`^\[(?:${tuple}(?:,${tuple})*)?\]$`);
 })();
