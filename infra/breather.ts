@@ -10,7 +10,8 @@ function nextTurn(): void {
   if (waiting.length > 0) setImmediate(nextTurn);
 }
 
-function turn(): Promise<void> {
+/** Resolves on a later turn of the event loop, in the order asked, one waiter a turn. */
+export function turn(): Promise<void> {
   return new Promise((resolve) => {
     waiting.push(resolve);
     if (waiting.length === 1) setImmediate(nextTurn);

@@ -1,6 +1,7 @@
 import type { Key, RootDatabase } from 'lmdb';
 import { KEYSPACES } from './keys.js';
 import type { WriteBehind } from './write-behind.js';
+import { turn } from '../../breather.js';
 
 /**
  * Expiry for the LMDB window store, in slices: each slice reads keys for at most SLICE_MS on the
@@ -58,7 +59,7 @@ export function createHousekeeper(deps: HousekeeperDeps) {
         }
       }
       if (removals) await writes.durable();
-      else await new Promise<void>((resolve) => setImmediate(resolve));
+      else await turn();
       if (done || last === undefined) return removed;
       from = [...(last as Key[]), ''];
     }

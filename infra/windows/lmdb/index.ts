@@ -11,6 +11,7 @@ import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads
 import { createHousekeeper } from './housekeeping.js';
 import { KEYSPACES } from './keys.js';
 import { createWriteBehind } from './write-behind.js';
+import { turn } from '../../breather.js';
 
 export interface LmdbWindowStoreOptions {
   /** The LMDB environment's directory; a lock file beside it keeps a second process out. */
@@ -91,7 +92,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     const answers: O[] = [];
     for (let i = 0; i < items.length; i += CHUNK) {
       if (stopped) throw stopped;
-      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (i > 0) await turn();
       answers.push(...body(items.slice(i, i + CHUNK)));
     }
     if (sync) await writes.durable();
@@ -264,7 +265,8 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
           from = [...(key as Key[]), ''];
           const [, , , dueAt, id] = key as [string, string, string, number, string];
           const queued = [KEYSPACES.queued, scope, queue, id];
-          if (writes.get(queued) !== dueAt || !writes.get(key)) continue;
+          // Removed or moved by a write not committed yet (the due key goes with its queued entry).
+          if (writes.get(queued) !== dueAt) continue;
           writes.remove(key);
           writes.remove(queued);
           if (lease) scheduleIn(scope, lease.queue, [{ id: lease.prefix + id, dueAt: lease.dueAt }]);
@@ -272,7 +274,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
           if (++seen === want) break;
         }
         if (seen < want || taken.length === limit) break;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await turn();
       }
       await writes.durable();
       return taken;
