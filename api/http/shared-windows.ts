@@ -107,7 +107,7 @@ export class SharedWindows implements RequestWindows {
         await store.apply(sent.map(([id, t]) => ({ entity: { scope, id }, updates: [{ kind: 'sum', series: SERIES, bucket, delta: t.sending, floor: bucket }] })));
       }
       applied = true;
-      const totals = await Promise.all(live.map(([id]) => store.read({ scope, id }, [{ kind: 'sum', series: SERIES, floor: bucket }])));
+      const totals = await store.readMany(live.map(([id]) => ({ entity: { scope, id }, reads: [{ kind: 'sum', series: SERIES, floor: bucket }] })));
       live.forEach(([, t], i) => {
         t.shared = Math.max(t.shared + t.sending, totals[i]![0] ?? 0);
         t.sending = 0;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lru } from 'tiny-lru';
-import type { ApplyRequest, EntityRef, SeriesRead, SeriesUpdate } from '../../infra/windows/types.js';
+import type { ApplyRequest, EntityReads, EntityRef, SeriesRead, SeriesUpdate } from '../../infra/windows/types.js';
 import { BASELINE_SESSIONS, FEATURES, type Baseline } from './baseline.js';
 import type { SessionFeatures } from './behavior.js';
 import type { UserHistory } from './session.js';
@@ -102,15 +102,10 @@ const hourFloor = (now: number) => Math.floor(now / HOUR) - 23;
 const near = (h: number) => [(h + 23) % 24, h, (h + 1) % 24];
 const BASE_SERIES = ['bn', 'bm', 'bmc', 'bk', 'bkc', 'bs', 'bsc'] as const;
 
-interface ReadPlan {
-  entity: EntityRef;
-  reads: SeriesRead[];
-}
-
 /** The reads of one check, and how their answers become a History. */
-export function planReads(k: Keys, now: number, windowMinutes: number): { plans: ReadPlan[]; parse(values: (number | null)[][]): History } {
+export function planReads(k: Keys, now: number, windowMinutes: number): { plans: EntityReads[]; parse(values: (number | null)[][]): History } {
   const v: SeriesRead = { kind: 'sum', series: 'v', floor: minuteFloor(now, windowMinutes) };
-  const plans: ReadPlan[] = [];
+  const plans: EntityReads[] = [];
   const slots: (keyof History)[] = [];
   const sum0 = (series: string): SeriesRead => ({ kind: 'sum', series, floor: 0 });
   const max = (series: string): SeriesRead => ({ kind: 'max', series });

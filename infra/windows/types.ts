@@ -37,6 +37,12 @@ export type SeriesRead =
   /** Answers the stored maximum, or null. */
   | { kind: 'max'; series: string };
 
+/** The reads of one entity in a `readMany` call. */
+export interface EntityReads {
+  entity: EntityRef;
+  reads: SeriesRead[];
+}
+
 export interface ApplyRequest {
   entity: EntityRef;
   updates: SeriesUpdate[];
@@ -92,6 +98,12 @@ export interface WindowStore {
   apply(requests: ApplyRequest[], options?: WriteOptions): Promise<boolean[]>;
   /** Reads series of one entity; answers values in the order asked. */
   read(entity: EntityRef, reads: SeriesRead[]): Promise<(number | null)[]>;
+  /**
+   * Reads of several entities in one call, answered in the order asked, each as `read` answers it.
+   * On Redis one script serves many entities (per hash slot on a cluster), where a `read` each
+   * would pay a command and a script call per entity.
+   */
+  readMany(items: EntityReads[]): Promise<(number | null)[][]>;
   /**
    * Event-id idempotency at intake, in the same per-scope id set `apply`'s once ids use (one entry
    * per event id): answers each id's state and reserves the absent ones for ttlMs. Intake reserves

@@ -64,16 +64,15 @@ export function createEventApplier(deps: { platform: Platform; configs: ConfigSt
       }
       byEntity.set(key, entry);
     }
+    const entries = [...byEntity.values()].map((e) => ({ ...e, ws: [...e.watched.values()] }));
+    const afters = await windows.readMany(entries.map((e) => ({ entity: { scope: e.compiled.orgId, id: e.entityId }, reads: e.ws.map((w) => ({ kind: 'sum' as const, series: w.series, floor: w.floor })) })));
     const crossed = new Map<CompiledConfig, string[]>();
-    await Promise.all(
-      [...byEntity.values()].map(async ({ compiled, entityId, watched }) => {
-        const ws = [...watched.values()];
-        const after = await windows.read({ scope: compiled.orgId, id: entityId }, ws.map((w) => ({ kind: 'sum' as const, series: w.series, floor: w.floor })));
-        if (ws.some((w, i) => crossesThreshold((after[i] ?? 0) - w.delta, after[i] ?? 0, w.thresholds))) {
-          crossed.set(compiled, [...(crossed.get(compiled) ?? []), entityId]);
-        }
-      }),
-    );
+    entries.forEach(({ compiled, entityId, ws }, k) => {
+      const after = afters[k]!;
+      if (ws.some((w, i) => crossesThreshold((after[i] ?? 0) - w.delta, after[i] ?? 0, w.thresholds))) {
+        crossed.set(compiled, [...(crossed.get(compiled) ?? []), entityId]);
+      }
+    });
     for (const [compiled, ids] of crossed) await deps.flusher.flushNow(compiled, ids);
   }
 

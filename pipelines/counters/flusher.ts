@@ -23,7 +23,6 @@ import { mapLimit } from '../../infra/map-limit.js';
  */
 
 const TAKE_LIMIT = 5_000;
-const READ_CONCURRENCY = 64;
 const TICK_MS = 200;
 const WRITE_CHUNK = 1_000;
 const ORG_CONCURRENCY = 16;
@@ -74,11 +73,12 @@ export function createFlusher(deps: { platform: Platform; configs: ConfigStore; 
   async function writeChunk(compiled: CompiledConfig, entityIds: string[]): Promise<void> {
     const table = compiled.config.table_name;
     const carried = await deps.table.read(table, compiled.orgId, entityIds, compiled.retired);
-    const rows = await mapLimit(entityIds, READ_CONCURRENCY, async (id): Promise<FlushRow> => {
-      const now = clock.now();
-      const answers = await windows.read({ scope: compiled.orgId, id }, liveReads(compiled, now));
+    const now = clock.now();
+    const reads = liveReads(compiled, now);
+    const answers = await windows.readMany(entityIds.map((id) => ({ entity: { scope: compiled.orgId, id }, reads })));
+    const rows = entityIds.map((id, i): FlushRow => {
       const kept = carried.get(id) ?? Object.fromEntries(compiled.retired.map((c) => [c.name, null]));
-      return { entity_id: id, values: { ...kept, ...liveValues(compiled, answers) }, updatedAt: now };
+      return { entity_id: id, values: { ...kept, ...liveValues(compiled, answers[i]!) }, updatedAt: now };
     });
     await deps.table.write(table, compiled.orgId, rows);
   }

@@ -109,8 +109,10 @@ export function createChecker(deps: CheckerDeps) {
     if (deviceId) identifiers.push({ type: 'device_fingerprint', identifier: deviceId });
 
     const reads = planReads(keys, now, config.velocity.window_minutes);
-    const [values, whitelisted] = await Promise.all([Promise.all(reads.plans.map((p) => windows.read(p.entity, p.reads))), deps.whitelist.match(orgId, identifiers)]);
+    const whitelist = deps.whitelist.lookup(orgId, identifiers);
+    const values = await windows.readMany([...reads.plans, ...whitelist.reads]);
     const history = reads.parse(values);
+    const whitelisted = whitelist.match(values.slice(reads.plans.length));
     const located = found.ip && found.ip.latitude !== null && found.ip.longitude !== null ? { at: now, lat: found.ip.latitude, lon: found.ip.longitude } : null;
 
     const behavior = behaviorFacts(req);

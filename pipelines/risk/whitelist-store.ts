@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
-import type { WindowStore } from '../../infra/windows/types.js';
+import type { EntityReads, WindowStore } from '../../infra/windows/types.js';
 import type { WhitelistRequest, WhitelistType } from '../../schemas/http/risk.js';
 import { normalizeIdentifier, whitelistEntity } from '../../domain/risk/state.js';
 import { fromClickHouseTime } from './ch-time.js';
@@ -25,7 +25,7 @@ interface Row extends WhitelistEntry {
  * Whitelist entries: the record in ClickHouse (`risk_whitelist`, one row per version, a delete is a
  * newer version marked deleted), and for the check's hot path the expiry of each whitelisted
  * identifier as a maximum in the window store (`wl:<type>:<identifier>` / until), so a check asks
- * the store one read per identifier it carries and an entry ends at its expires_at by itself.
+ * the store one read per identifier it carries (in the call of its other reads) and an entry ends at its expires_at by itself.
  */
 export class WhitelistStore {
   constructor(
@@ -60,12 +60,18 @@ export class WhitelistStore {
     return true;
   }
 
-  /** The first identifier whitelisted now, or null. */
-  async match(orgId: string, identifiers: { type: WhitelistType; identifier: string }[]): Promise<WhitelistType | null> {
-    const now = this.clock.now();
-    const untils = await Promise.all(identifiers.map((i) => this.windows.read(whitelistEntity(orgId, i.type, i.identifier), [{ kind: 'max', series: 'until' }])));
-    const hit = identifiers.find((_, k) => (untils[k]![0] ?? 0) > now);
-    return hit?.type ?? null;
+  /**
+   * The window-store reads that tell whether any of the identifiers is whitelisted, and the first
+   * whitelisted one (or null) from their answers: the check makes them in the same call as its own.
+   */
+  lookup(orgId: string, identifiers: { type: WhitelistType; identifier: string }[]): { reads: EntityReads[]; match(values: (number | null)[][]): WhitelistType | null } {
+    return {
+      reads: identifiers.map((i) => ({ entity: whitelistEntity(orgId, i.type, i.identifier), reads: [{ kind: 'max', series: 'until' }] })),
+      match: (values) => {
+        const now = this.clock.now();
+        return identifiers.find((_, k) => (values[k]![0] ?? 0) > now)?.type ?? null;
+      },
+    };
   }
 
   /** Live entries (not deleted) naming any of the identifiers (GDPR export and delete). */

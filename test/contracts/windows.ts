@@ -155,6 +155,35 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
       });
     });
 
+    describe('readMany', () => {
+      it('answers the reads of several entities in the order asked, each as read answers it', async () => {
+        await put('u1', max('seen', 42), sum('n', 1, 3), sum('n', 5, 4));
+        await put('u2', sum('n', 2, 7));
+        const items = [
+          { entity: ent('u2'), reads: [{ kind: 'sum' as const, series: 'n', floor: 0 }, { kind: 'max' as const, series: 'seen' }] },
+          { entity: ent('never'), reads: [{ kind: 'max' as const, series: 'seen' }, { kind: 'sum' as const, series: 'n', floor: 0 }] },
+          { entity: ent('u1'), reads: [] },
+          { entity: ent('u1'), reads: [{ kind: 'max' as const, series: 'seen' }, { kind: 'sum' as const, series: 'n', floor: 2 }] },
+          { entity: { scope: `${scope}-other`, id: 'u1' }, reads: [{ kind: 'sum' as const, series: 'n', floor: 0 }] },
+        ];
+        expect(await store.readMany(items)).toEqual([[7, null], [null, 0], [], [42, 4], [0]]);
+        // The floor of 2 evicted u1's bucket 1 for good, as read does.
+        expect(await readSum('u1', 'n')).toBe(4);
+        expect(await store.readMany([])).toEqual([]);
+      });
+
+      it('reads more entities than one script serves, matching read for each', async () => {
+        await store.apply(Array.from({ length: 400 }, (_, i) => ({ entity: ent(`e${i}`), updates: [sum('n', 1, i), max('seen', i)] })));
+        const reads = [{ kind: 'sum' as const, series: 'n', floor: 0 }, { kind: 'max' as const, series: 'seen' }, { kind: 'max' as const, series: 'none' }];
+        const many = await store.readMany(Array.from({ length: 500 }, (_, i) => ({ entity: ent(`e${i}`), reads })));
+        expect(many).toEqual(Array.from({ length: 500 }, (_, i) => (i < 400 ? [i, i, null] : [0, null, null])));
+      });
+
+      it('rejects a bad read before answering any', async () => {
+        await expect(store.readMany([{ entity: ent('u1'), reads: [] }, { entity: ent('u2'), reads: [{ kind: 'sum', series: 'n', floor: 0.5 }] }])).rejects.toThrow(/floor/);
+      });
+    });
+
     describe('once (idempotent apply)', () => {
       const counted = (id: string, eventId: string, ttlMs = 60_000): ApplyRequest => ({
         entity: ent(id),

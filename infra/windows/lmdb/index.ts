@@ -5,7 +5,7 @@ import { tryLock } from '../../fs/writer-lock.js';
 import { idDigest, idSlots } from '../event-ids.js';
 import { evict, update, type Entity } from '../memory/state.js';
 import { SumSeries } from '../memory/sum-series.js';
-import type { IdState, WindowStore } from '../types.js';
+import type { EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
 import { down, up } from '../../health.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { createHousekeeper } from './housekeeping.js';
@@ -104,6 +104,22 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     return v && at - v.t <= idleTtlMs ? decode(v) : undefined;
   };
 
+  const readNow = (entity: EntityRef, reads: SeriesRead[], at: number): (number | null)[] => {
+    const key = [KEYSPACES.entity, entity.scope, entity.id];
+    const e = liveEntity(key, at);
+    if (!e) return reads.map((r) => (r.kind === 'max' ? null : 0));
+    const evicts = reads.some((r) => r.kind === 'sum' && e.sums.get(r.series)?.hasBelow(r.floor));
+    const values = reads.map((r) => {
+      if (r.kind === 'max') return e.maxes.get(r.series) ?? null;
+      evict(e, r.series, r.floor);
+      return e.sums.get(r.series)?.total ?? 0;
+    });
+    // Eviction is for good, as on Redis: issued (seen by every later call, not awaited to disk:
+    // it is not a change a caller relies on) before the answer.
+    if (evicts) writes.put(key, encode(e));
+    return values;
+  };
+
   /** The key of `id` in the slots a lookup at `at` searches, and its value, or undefined. */
   const findId = (scope: string, digest: string, slots: ReturnType<typeof idSlots>): { key: Key; value: number } | undefined => {
     for (let s = slots.last; s >= slots.first; s--) {
@@ -177,21 +193,13 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     async read(entity, reads) {
       if (stopped) throw stopped;
       checkReads(reads);
-      const key = [KEYSPACES.entity, entity.scope, entity.id];
-      const answer = (e: Entity | undefined) =>
-        reads.map((r) => {
-          if (r.kind === 'max') return e?.maxes.get(r.series) ?? null;
-          if (!e) return 0;
-          evict(e, r.series, r.floor);
-          return e.sums.get(r.series)?.total ?? 0;
-        });
-      const e = liveEntity(key, Date.now());
-      const evicts = e && reads.some((r) => r.kind === 'sum' && e.sums.get(r.series)?.hasBelow(r.floor));
-      const values = answer(e);
-      // Eviction is for good, as on Redis: issued (seen by every later call, not awaited to disk:
-      // it is not a change a caller relies on) before the answer.
-      if (evicts) writes.put(key, encode(e));
-      return values;
+      return readNow(entity, reads, Date.now());
+    },
+    async readMany(items) {
+      if (stopped) throw stopped;
+      for (const i of items) checkReads(i.reads);
+      const now = Date.now();
+      return items.map((i) => readNow(i.entity, i.reads, now));
     },
     async reserveIds(scope, ids, ttlMs) {
       checkPositive('reserveIds ttlMs', ttlMs);

@@ -35,6 +35,12 @@ export async function createMemoryWindowStore(opts: MemoryWindowStoreOptions = {
       checkReads(reads);
       return state.read(entity, reads, Date.now());
     },
+    async readMany(items) {
+      usable();
+      for (const i of items) checkReads(i.reads);
+      const now = Date.now();
+      return items.map((i) => state.read(i.entity, i.reads, now));
+    },
     async reserveIds(scope, ids, ttlMs) {
       usable();
       checkPositive('reserveIds ttlMs', ttlMs);

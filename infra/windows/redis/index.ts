@@ -1,5 +1,5 @@
 import type { Redis, Result } from 'ioredis';
-import type { ApplyRequest, EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
+import type { ApplyRequest, EntityReads, EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { idDigest, idSlots } from '../event-ids.js';
@@ -19,7 +19,7 @@ declare module 'ioredis' {
     weirWindowApplyEntity(numberOfKeys: number, ...keysAndArgs: (string | Buffer)[]): Result<number[], Context>;
     weirWindowOnceCommit(route: string, ...args: (string | Buffer)[]): Result<number, Context>;
     weirWindowClaim(numberOfKeys: number, ...keysAndArgs: string[]): Result<number[], Context>;
-    weirWindowRead(entityKey: string, ...args: string[]): Result<(string | null)[], Context>;
+    weirWindowRead(numberOfKeys: number, ...keysAndArgs: string[]): Result<(string | null)[], Context>;
     weirWindowTakeDue(queueKey: string, leaseKey: string, ...args: string[]): Result<string[], Context>;
   }
 }
@@ -79,10 +79,12 @@ function keys(prefix: string) {
  */
 const APPLY_WEIGHT = 500;
 const CLAIM_CHUNK = 500;
+/** Reads per read script; an entity weighs its reads plus one. */
+const READ_WEIGHT = 500;
 const weightOf = (r: ApplyRequest): number => (r.once ? 4 : 1) + r.updates.length;
 
 /** Scripts defined without numberOfKeys (client.ts connectRedis). */
-export const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity'];
+export const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity', 'weirWindowRead'];
 
 const ID_STATES: IdState[] = ['new', 'reserved', 'applied'];
 
@@ -93,6 +95,8 @@ function pushUpdates(args: (string | Buffer)[], r: ApplyRequest): void {
     else args.push(esc(u.series), `m,${u.value}`);
   }
 }
+
+const toNumber = (v: string | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
 
 const readArgs = (r: SeriesRead): string[] => (r.kind === 'sum' ? ['s', esc(r.series), String(r.floor)] : ['m', esc(r.series), '']);
 
@@ -137,7 +141,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   redis.defineCommand('weirWindowClaim', { lua: script(CLAIM) });
   redis.defineCommand('weirWindowReserve', { numberOfKeys: 1, lua: script(RESERVE) });
   redis.defineCommand('weirWindowUnreserve', { numberOfKeys: 1, lua: script(UNRESERVE) });
-  redis.defineCommand('weirWindowRead', { numberOfKeys: 1, lua: script(READ) });
+  redis.defineCommand('weirWindowRead', { lua: script(READ) });
   redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 2, lua: script(TAKE_DUE) });
   redis.defineCommand('weirWindowOnceBegin', { numberOfKeys: 1, lua: script(ONCE_BEGIN) });
   redis.defineCommand('weirWindowApplyEntity', { lua: script(APPLY_ENTITY) });
@@ -159,6 +163,24 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     applyWeight: APPLY_WEIGHT,
     idChunk: CLAIM_CHUNK,
   });
+
+  /** Many entities a script (one hash slot a script on a cluster), the scripts of a call at once. */
+  async function readMany(items: EntityReads[]): Promise<(number | null)[][]> {
+    for (const i of items) checkReads(i.reads);
+    const answers: (number | null)[][] = items.map(() => []);
+    const keyed = items.map((item, i) => ({ i, reads: item.reads, key: key.entity(item.entity) })).filter((k) => k.reads.length > 0);
+    const chunks = groupBySlot(cluster, keyed, (k) => k.key).flatMap((group) => chunkBySize(group, (k) => 1 + k.reads.length, READ_WEIGHT));
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        const args: string[] = chunk.map((k) => k.key);
+        for (const k of chunk) args.push(String(k.reads.length), ...k.reads.flatMap(readArgs));
+        const values = await redis.weirWindowRead(chunk.length, ...args);
+        let v = 0;
+        for (const k of chunk) answers[k.i] = k.reads.map(() => toNumber(values[v++]));
+      }),
+    );
+    return answers;
+  }
 
   return {
     kind: 'redis',
@@ -210,11 +232,10 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       await Promise.all(calls);
     },
     async read(entity, reads) {
-      checkReads(reads);
-      if (reads.length === 0) return [];
-      const values = await redis.weirWindowRead(key.entity(entity), ...reads.flatMap(readArgs));
-      return values.map((v) => (v === null ? null : Number(v)));
+      const [values] = await readMany([{ entity, reads }]);
+      return values!;
     },
+    readMany,
     async claim(scope, namespace, ids, ttlMs) {
       checkPositive('claim ttlMs', ttlMs);
       const claimed = ids.map(() => false);

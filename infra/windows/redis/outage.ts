@@ -41,6 +41,7 @@ export function failFastOnOutage(store: WindowStore): WindowStore {
     kind: store.kind,
     apply: guard(store.apply.bind(store)),
     read: guard(store.read.bind(store)),
+    readMany: guard(store.readMany.bind(store)),
     claim: guard(store.claim.bind(store)),
     release: guard(store.release.bind(store)),
     schedule: guard(store.schedule.bind(store)),

@@ -374,19 +374,26 @@ return 0
 `;
 
 /**
- * KEYS[1] entity hash; ARGV three per read: 's', series, floor or 'm', series, ''.
- * Answers one string per read (a sum of nothing is '0'), or nil for a missing maximum.
+ * KEYS entity hashes; ARGV per key: the number of its reads, then three per read: 's', series,
+ * floor or 'm', series, ''. Answers one string per read, keys in order (a sum of nothing is '0'),
+ * or nil for a missing maximum.
  */
 export const READ = `${EVICT}
 local out = {}
-for i = 1, #ARGV, 3 do
-  local s = ARGV[i + 1]
-  if ARGV[i] == 's' then
-    evict(KEYS[1], s, tonumber(ARGV[i + 2]))
-    out[#out + 1] = redis.call('HGET', KEYS[1], s .. ':t') or '0'
-  else
-    out[#out + 1] = redis.call('HGET', KEYS[1], s .. ':m')
+local a = 1
+for k = 1, #KEYS do
+  local key = KEYS[k]
+  local last = a + 3 * tonumber(ARGV[a])
+  for i = a + 1, last, 3 do
+    local s = ARGV[i + 1]
+    if ARGV[i] == 's' then
+      evict(key, s, tonumber(ARGV[i + 2]))
+      out[#out + 1] = redis.call('HGET', key, s .. ':t') or '0'
+    else
+      out[#out + 1] = redis.call('HGET', key, s .. ':m')
+    end
   end
+  a = last + 1
 end
 return out
 `;
