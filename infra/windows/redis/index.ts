@@ -20,6 +20,7 @@ declare module 'ioredis' {
     weirWindowOnceCommit(route: string, ...args: (string | Buffer)[]): Result<number, Context>;
     weirWindowClaim(numberOfKeys: number, ...keysAndArgs: string[]): Result<number[], Context>;
     weirWindowRead(numberOfKeys: number, ...keysAndArgs: string[]): Result<(string | null)[], Context>;
+    weirWindowReadOne(entityKey: string, ...args: string[]): Result<(string | null)[], Context>;
     weirWindowTakeDue(queueKey: string, leaseKey: string, ...args: string[]): Result<string[], Context>;
   }
 }
@@ -142,6 +143,9 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   redis.defineCommand('weirWindowReserve', { numberOfKeys: 1, lua: script(RESERVE) });
   redis.defineCommand('weirWindowUnreserve', { numberOfKeys: 1, lua: script(UNRESERVE) });
   redis.defineCommand('weirWindowRead', { lua: script(READ) });
+  // The same script with its key count fixed: a cluster client auto-pipelines it (per node), which
+  // it cannot do for a count given at call time; most reads name one entity.
+  redis.defineCommand('weirWindowReadOne', { numberOfKeys: 1, lua: script(READ) });
   redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 2, lua: script(TAKE_DUE) });
   redis.defineCommand('weirWindowOnceBegin', { numberOfKeys: 1, lua: script(ONCE_BEGIN) });
   redis.defineCommand('weirWindowApplyEntity', { lua: script(APPLY_ENTITY) });
@@ -172,9 +176,9 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     const chunks = groupBySlot(cluster, keyed, (k) => k.key).flatMap((group) => chunkBySize(group, (k) => 1 + k.reads.length, READ_WEIGHT));
     await Promise.all(
       chunks.map(async (chunk) => {
-        const args: string[] = chunk.map((k) => k.key);
+        const args: string[] = [];
         for (const k of chunk) args.push(String(k.reads.length), ...k.reads.flatMap(readArgs));
-        const values = await redis.weirWindowRead(chunk.length, ...args);
+        const values = await (chunk.length === 1 ? redis.weirWindowReadOne(chunk[0]!.key, ...args) : redis.weirWindowRead(chunk.length, ...chunk.map((k) => k.key), ...args));
         let v = 0;
         for (const k of chunk) answers[k.i] = k.reads.map(() => toNumber(values[v++]));
       }),
