@@ -47,3 +47,34 @@ describe.each(stores)('entity quota on the %s window store', (_name, run, make) 
     }
   });
 });
+
+describe('entity quota: entities counted lately', () => {
+  it('claims an entity once per process while it recurs, and another process still counts it once', async () => {
+    const store = await createMemoryWindowStore({});
+    const claimed: string[][] = [];
+    const windows: WindowStore = {
+      ...store,
+      claim: (scope, namespace, ids, ttlMs, options) => {
+        claimed.push(ids);
+        return store.claim(scope, namespace, ids, ttlMs, options);
+      },
+    };
+    try {
+      const now = Date.UTC(2030, 0, 1);
+      const quota = createEntityQuota(windows, 2);
+      expect(await quota.refused('org', ['a', 'b'], now)).toEqual(new Set());
+      expect(await quota.refused('org', ['a', 'b'], now)).toEqual(new Set());
+      expect(await quota.refused('org', ['b', 'c'], now)).toEqual(new Set(['c']));
+      // The refused entity was not counted: it is asked about again, and refused again.
+      expect(await quota.refused('org', ['c'], now)).toEqual(new Set(['c']));
+      expect(claimed).toEqual([['a', 'b'], ['c'], ['c']]);
+      // A second API process knows nothing yet: it claims, finds a and b held, and counts neither again.
+      const other = createEntityQuota(windows, 2);
+      expect(await other.refused('org', ['a', 'b'], now)).toEqual(new Set());
+      expect(await other.refused('org', ['a', 'b'], now)).toEqual(new Set());
+      expect(claimed.slice(3)).toEqual([['a', 'b']]);
+    } finally {
+      await store.close();
+    }
+  });
+});
