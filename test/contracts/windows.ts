@@ -305,6 +305,16 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         expect(await store.takeDue(scope, 'flush', 100, 10)).toEqual(['e3', 'e4', 'e5']);
       });
 
+      it('takes thousands in one call, earliest first, each with its lease', async () => {
+        const ids = Array.from({ length: 2_500 }, (_, i) => `e${String(i).padStart(4, '0')}`);
+        await store.schedule(scope, 'flush', ids.map((id, i) => ({ id, dueAt: 1_000 + i })));
+        const lease = { queue: 'leases', dueAt: 90_000, prefix: 'p:' };
+        expect(await store.takeDue(scope, 'flush', 10_000, 2_200, lease)).toEqual(ids.slice(0, 2_200));
+        expect(await store.takeDue(scope, 'flush', 10_000, 5_000)).toEqual(ids.slice(2_200));
+        const leases = await store.takeDue(scope, 'leases', 90_000, 5_000);
+        expect(leases.sort()).toEqual(ids.slice(0, 2_200).map((id) => `p:${id}`));
+      });
+
       it('records a lease for what it takes in the same step, and unschedules ids', async () => {
         await store.schedule(scope, 'dirty', [{ id: 'a', dueAt: 1 }, { id: 'b', dueAt: 2 }, { id: 'c', dueAt: 50 }]);
         await store.schedule(scope, 'lease', [{ id: 'me:b', dueAt: 500 }]);
