@@ -18,7 +18,7 @@ import { WhitelistStore } from '../pipelines/risk/whitelist-store.js';
 import { WebhookConfigStore, type WebhookConfig } from '../pipelines/risk/webhook-config-store.js';
 import { createChallenges } from '../pipelines/risk/challenges.js';
 import { createEntityData } from '../pipelines/risk/entity-data.js';
-import { riskRouter } from '../api/risk/routes.js';
+import { riskCheckLanes, riskRouter } from '../api/risk/routes.js';
 
 export interface RiskServiceOptions {
   /** HLR / SIM-swap provider; without one, those signals are off (no answer is made up). */
@@ -56,6 +56,7 @@ export function riskService(opts: RiskServiceOptions = {}): ServiceModule {
       const parts = await createRiskParts(platform, opts);
       return {
         router: riskRouter({ platform, keys, ...parts }),
+        lanes: riskCheckLanes({ platform, check: parts.check }),
         workers,
         close: async () => parts.schedule.stop(),
       };

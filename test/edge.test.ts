@@ -25,7 +25,7 @@ function exampleLane(): LaneRoute {
   return {
     method: 'POST',
     path: '/rules/:orgId',
-    orgParam: 'orgId',
+    org: { param: 'orgId' },
     style: 'rule-engine',
     bodyLimit: '1kb',
     handle: async (req) => ({ status: 201, json: await answerRule(req.params.orgId!, req.body, 'lane') }),

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestProcess } from './support/process.js';
 import { fetchOpenApi, undocumentedRoutes } from './support/openapi.js';
@@ -69,6 +70,32 @@ describe('credentials, errors and the OpenAPI document', () => {
     const res = await fetch(`${p.url}/risk/v1/check`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-org-id': org, 'x-api-key': `key-${org}` }, body: '{"email":' });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'malformed_json', details: {} });
+  });
+
+  it('the check is a lane (its plain case answered ahead of Express), the same answer as Express gives', async () => {
+    const { org } = fresh();
+    const post = (path: string, body: string | Buffer, headers: Record<string, string>) =>
+      fetch(`${p.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-org-id': org, ...headers }, body });
+    const body = JSON.stringify(base({ ip: LONDON_IP, context: { action: 'payment', user_id: 'lane-user' } }));
+    // A compressed body is not a lane's plain case: Express answers it, through the same handler.
+    const gzipped = { 'content-encoding': 'gzip' };
+    for (const path of ['/v1/check', '/risk/v1/check']) {
+      // Either way an unknown key is refused before the body is read (it is not even JSON).
+      for (const res of [await post(path, '{"email":', { 'x-api-key': 'no-such-key' }), await post(path, gzipSync('{"email":'), { 'x-api-key': 'no-such-key', ...gzipped })]) {
+        expect(res.status).toBe(401);
+        expect(await res.json()).toMatchObject({ error: 'unauthorized', details: {} });
+      }
+      const lane = await post(path, body, { 'x-api-key': `key-${org}` });
+      const express = await post(path, gzipSync(body), { 'x-api-key': `key-${org}`, ...gzipped });
+      expect([lane.status, express.status]).toEqual([200, 200]);
+      // Express decorates its answers (an ETag); the lane writes the JSON alone.
+      expect([lane.headers.get('etag'), express.headers.get('etag')]).toEqual([null, expect.any(String)]);
+      expect(lane.headers.get('content-type')).toBe(express.headers.get('content-type'));
+      const [a, b] = [(await lane.json()) as Record<string, unknown>, (await express.json()) as Record<string, unknown>];
+      expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+      expect(a.reasons).toEqual(b.reasons);
+      expect(a.request_id).not.toEqual(b.request_id);
+    }
   });
 
   it('serves OpenAPI 3.0 without credentials, documenting every route it serves', async () => {

@@ -22,8 +22,8 @@ export interface LaneRoute {
   method: 'POST';
   /** An Express path template: `/transaction/:orgId`. */
   path: string;
-  /** The path parameter naming the organization the API key must belong to. */
-  orgParam: string;
+  /** Where the organization the API key must belong to is named: a path parameter or a header. */
+  org: { param: string } | { header: string };
   style: ErrorStyle;
   /** Like BODY_LIMIT: `512kb`, `1mb`. */
   bodyLimit: string;
@@ -125,6 +125,14 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The organization a request names; a missing header is a 401, as Express's requireOrg answers. */
+function orgOf(route: LaneRoute, params: Record<string, string>, req: IncomingMessage): string {
+  if ('param' in route.org) return params[route.org.param]!;
+  const named = req.headers[route.org.header.toLowerCase()];
+  if (typeof named !== 'string' || named === '') throw unauthorized(`missing ${route.org.header} header`);
+  return named;
+}
+
 async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMessage, res: ServerResponse, edge: EdgeParts): Promise<void> {
   const { route } = lane;
   const request = beginRequest(edge.log, req, res);
@@ -142,7 +150,7 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
   }
   try {
     if (!principal) throw unauthorized();
-    if (principal.orgId !== params[route.orgParam]) throw forbidden();
+    if (principal.orgId !== orgOf(route, params, req)) throw forbidden();
   } catch (err) {
     req.resume();
     return sendError(res, route.style, err, request);

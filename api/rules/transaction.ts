@@ -64,7 +64,7 @@ export function transactionLane(d: RulesDeps): LaneRoute {
   return {
     method: 'POST',
     path: PATH,
-    orgParam: 'orgId',
+    org: { param: 'orgId' },
     style: 'rule-engine',
     bodyLimit: d.platform.config.BODY_LIMIT,
     handle: async (req) => {
