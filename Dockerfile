@@ -8,5 +8,5 @@ COPY . .
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/data
 VOLUME /data
 EXPOSE 8080
-ENTRYPOINT ["npx", "tsx", "--max-semi-space-size=64", "main.ts"]
+ENTRYPOINT ["npx", "tsx", "--max-semi-space-size=64", "--heap-growing-percent=100", "main.ts"]
 CMD ["--role=all"]

@@ -15,7 +15,7 @@
  * The server runs in this process (so the apply hook can time visibility); the load generator
  * (bench/counters-load.ts) is a child process with its own event loop and CPU account, and builds
  * its request bodies before timing. Writes bench/results/counters.md.
- * Run: `node --expose-gc --max-semi-space-size=64 --import tsx bench/counters.ts` (WEIR_BENCH_COUNTER_EVENTS to change N;
+ * Run: `node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/counters.ts` (WEIR_BENCH_COUNTER_EVENTS to change N;
  * WEIR_BENCH_PROFILE=<file.cpuprofile> records a CPU profile of the sustained phase).
  */
 import './scratch.js';

@@ -1,5 +1,5 @@
 /**
- * Soak of one process under mixed load: `node --expose-gc --max-semi-space-size=64 --import tsx bench/soak.ts <embedded|redis>`.
+ * Soak of one process under mixed load: `node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/soak.ts <embedded|redis>`.
  * Weir runs in this process (counters and rule engine, embedded defaults, or Kafka + Redis with
  * WEIR_TEST_KAFKA_BROKERS / WEIR_TEST_REDIS_URL); two forked clients load it: counter events in
  * batches of 500 at WEIR_SOAK_RATE events/s (default 4,000) over 100,000 entities, and
