@@ -50,12 +50,13 @@ async function withoutDeleted(platform: Platform, values: RiskRecord[]): Promise
   const keyOf = (v: RiskRecord) => `${v.org_id}\u0000${v.user_id}`;
   const users = new Map(values.flatMap((v) => (v.user_id ? [[keyOf(v), { org: v.org_id, user: v.user_id }] as const] : [])));
   const deletedAt = new Map<string, number>();
-  await Promise.all(
-    [...users].map(async ([key, { org, user }]) => {
-      const [at] = await platform.windows.read(tombstoneEntity(org, user), [{ kind: 'max', series: TOMBSTONE_SERIES }]);
-      if (at != null) deletedAt.set(key, at);
-    }),
-  );
+  const entries = [...users];
+  // One window-store call for the batch's users (one script on Redis), not one per user.
+  const found = await platform.windows.readMany(entries.map(([, { org, user }]) => ({ entity: tombstoneEntity(org, user), reads: [{ kind: 'max' as const, series: TOMBSTONE_SERIES }] })));
+  entries.forEach(([key], i) => {
+    const at = found[i]![0];
+    if (at != null) deletedAt.set(key, at);
+  });
   if (deletedAt.size === 0) return values;
   return values.filter((v) => !v.user_id || !deletedAt.has(keyOf(v)) || madeAt(v) > deletedAt.get(keyOf(v))!);
 }
