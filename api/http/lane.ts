@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { forbidden, HttpError, unauthorized } from './errors.js';
-import { keyDigest, type Principal } from './auth.js';
+import { checkOrgHeader, keyDigest, type Principal } from './auth.js';
 import type { ObserveRequest } from './metrics.js';
 import { sendError, type ErrorStyle } from './present-error.js';
 import type { EdgeLimiter } from './rate-limit.js';
@@ -22,7 +22,7 @@ export interface LaneRoute {
   method: 'POST';
   /** An Express path template: `/transaction/:orgId`. */
   path: string;
-  /** Where the organization the API key must belong to is named: a path parameter or a header. */
+  /** Where the organization the API key must belong to is named: a path parameter or a header (lower case, as node names headers). */
   org: { param: string } | { header: string };
   style: ErrorStyle;
   /** Like BODY_LIMIT: `512kb`, `1mb`. */
@@ -125,14 +125,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The organization a request names; a missing header is a 401, as Express's requireOrg answers. */
-function orgOf(route: LaneRoute, params: Record<string, string>, req: IncomingMessage): string {
-  if ('param' in route.org) return params[route.org.param]!;
-  const named = req.headers[route.org.header.toLowerCase()];
-  if (typeof named !== 'string' || named === '') throw unauthorized(`missing ${route.org.header} header`);
-  return named;
-}
-
 async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMessage, res: ServerResponse, edge: EdgeParts): Promise<void> {
   const { route } = lane;
   const request = beginRequest(edge.log, req, res);
@@ -150,7 +142,8 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
   }
   try {
     if (!principal) throw unauthorized();
-    if (principal.orgId !== orgOf(route, params, req)) throw forbidden();
+    if ('header' in route.org) checkOrgHeader(principal, route.org.header, req.headers[route.org.header] as string | undefined);
+    else if (principal.orgId !== params[route.org.param]) throw forbidden();
   } catch (err) {
     req.resume();
     return sendError(res, route.style, err, request);
