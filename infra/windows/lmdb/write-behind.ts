@@ -3,9 +3,8 @@ import type { Key, RootDatabase } from 'lmdb';
 /** A removal waiting for its commit. */
 const REMOVED = Symbol('removed');
 
-interface Pending {
-  value: unknown;
-}
+/** The writes of one lmdb transaction, by key name, until it commits. */
+type Layer = Map<string, unknown>;
 
 /**
  * The LMDB window store's writes, issued as lmdb's plain `put` and `remove` calls and readable at
@@ -17,47 +16,67 @@ interface Pending {
  * lmdb executes those writes in that order, all the writes of one event turn in one transaction
  * (its `eventTurnBatching`), so a body is as atomic as a transaction. Since every write goes through
  * here, no body can read a value that an earlier, uncommitted write changed.
+ *
+ * The overlay is one layer per transaction, newest last: lmdb answers every unconditional write of a
+ * transaction with the same promise (and a new one for the next transaction), so a layer costs one
+ * callback and is dropped whole at its commit. (A map of
+ * all pending keys with a callback per write held two closures a write and rehashed its table as it
+ * filled and emptied, tables that a busy store made large enough for V8's old generation.)
  */
 export function createWriteBehind(db: RootDatabase) {
-  const pending = new Map<string, Pending>();
+  const layers: Layer[] = [];
   let last: Promise<unknown> = Promise.resolve();
+  let top: Layer | undefined;
   let failure: unknown;
 
-  const track = (name: string, entry: Pending, written: Promise<boolean>): void => {
-    last = written;
-    written.then(
-      () => {
-        if (pending.get(name) === entry) pending.delete(name);
-      },
-      (err: unknown) => {
-        failure ??= err;
-        if (pending.get(name) === entry) pending.delete(name);
-      },
-    );
+  const drop = (layer: Layer): void => {
+    layers.splice(layers.indexOf(layer), 1);
+    if (top === layer) top = undefined;
+  };
+
+  const record = (key: Key, value: unknown, written: Promise<boolean>): void => {
+    if (written !== last || top === undefined) {
+      last = written;
+      const layer: Layer = new Map();
+      layers.push(layer);
+      top = layer;
+      written.then(
+        () => drop(layer),
+        (err: unknown) => {
+          failure ??= err;
+          drop(layer);
+        },
+      );
+    }
+    top.set(JSON.stringify(key), value);
+  };
+
+  /** The newest uncommitted write of `key`: its value, REMOVED, or undefined when there is none (no value is undefined). */
+  const pendingOf = (key: Key): unknown => {
+    const name = JSON.stringify(key);
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const value = layers[i]!.get(name);
+      if (value !== undefined) return value;
+    }
+    return undefined;
   };
 
   return {
     get(key: Key): unknown {
       // Most reads come when nothing is pending (a flush, a read-only call): no key to name then.
-      const p = pending.size === 0 ? undefined : pending.get(JSON.stringify(key));
+      const p = layers.length === 0 ? undefined : pendingOf(key);
       if (p === undefined) return db.get(key);
-      return p.value === REMOVED ? undefined : p.value;
+      return p === REMOVED ? undefined : p;
     },
     /** Whether a write of `key` is not committed yet (housekeeping leaves such keys alone). */
     isPending(key: Key): boolean {
-      return pending.size !== 0 && pending.has(JSON.stringify(key));
+      return layers.length !== 0 && pendingOf(key) !== undefined;
     },
     put(key: Key, value: unknown): void {
-      const name = JSON.stringify(key);
-      const entry = { value };
-      pending.set(name, entry);
-      track(name, entry, db.put(key, value));
+      record(key, value, db.put(key, value));
     },
     remove(key: Key): void {
-      const name = JSON.stringify(key);
-      const entry = { value: REMOVED };
-      pending.set(name, entry);
-      track(name, entry, db.remove(key));
+      record(key, REMOVED, db.remove(key));
     },
     /** Resolves once every write issued so far is committed and on disk; rejects if a commit failed. */
     async durable(): Promise<void> {
