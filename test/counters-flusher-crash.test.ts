@@ -6,7 +6,7 @@ import { createMemoryWindowStore } from '../infra/windows/memory/index.js';
 import type { WindowStore } from '../infra/windows/types.js';
 import { compileConfig, type CompiledConfig } from '../domain/counters/compile.js';
 import { counterConfigSchema } from '../schemas/http/counters.js';
-import { DIRTY_QUEUE, createFlusher, entityOfLease } from '../pipelines/counters/flusher.js';
+import { DIRTY_QUEUE, EXPIRY_QUEUE, createFlusher, entityOfLease } from '../pipelines/counters/flusher.js';
 import type { ConfigStore } from '../pipelines/counters/config-store.js';
 import type { CounterTable, FlushRow } from '../pipelines/counters/counter-table.js';
 
@@ -78,5 +78,41 @@ describe('counter flusher crash', () => {
     expect(entityOfLease(`${a}:d:user:1`)).toBe('user:1');
     expect(entityOfLease(`${a}:x:1893459600000:user:1`)).toBe('user:1');
     expect(entityOfLease(`${b}:${a}:d:${a}:x`)).toBe(`${a}:x`);
+  });
+
+  it('flushes more entities than a chunk a chunk at a time, each once, and leaves no entry or lease behind', async () => {
+    const clock = manualClock(T0);
+    const log = pino({ level: 'silent' });
+    const store = await createMemoryWindowStore();
+    const dirty = Array.from({ length: 2_500 }, (_, i) => `u${i}`);
+    // The first 1,500 dirty entities also have an event leaving a window; 500 more only that.
+    const expiring = [...dirty.slice(0, 1_500), ...Array.from({ length: 500 }, (_, i) => `e${i}`)];
+    await store.schedule(ORG, DIRTY_QUEUE, dirty.map((id) => ({ id, dueAt: T0 })));
+    await store.schedule(ORG, EXPIRY_QUEUE, expiring.map((id) => ({ id: `${T0}:${id}`, dueAt: T0 })));
+
+    const asked: number[] = [];
+    const windows = new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'takeDue' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          asked.push(args[3] as number);
+          return (value as (...a: unknown[]) => Promise<string[]>).apply(target, args);
+        };
+      },
+    });
+    const writes: FlushRow[][] = [];
+    const table = { read: async () => new Map(), write: async (_t: string, _o: string, rows: FlushRow[]) => void writes.push(rows) } as unknown as CounterTable;
+    const flusher = createFlusher({ platform: { windows, clock, log } as unknown as Platform, configs, table });
+    clock.advance(1_000);
+    await flusher.tick();
+
+    const written = writes.flat().map((r) => r.entity_id);
+    expect(written.length).toBe(3_000);
+    expect(new Set(written)).toEqual(new Set([...dirty, ...expiring]));
+    expect(Math.max(...asked)).toBeLessThanOrEqual(1_000);
+    expect(Math.max(...writes.map((w) => w.length))).toBeLessThanOrEqual(1_000);
+    const later = T0 + 3_600_000;
+    for (const queue of [DIRTY_QUEUE, EXPIRY_QUEUE, 'flushing']) expect(await store.takeDue(ORG, queue, later, 10_000)).toEqual([]);
   });
 });

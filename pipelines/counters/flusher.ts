@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { breather } from '../../infra/breather.js';
 import type { Platform } from '../../infra/platform.js';
 import type { Lease } from '../../infra/windows/types.js';
 import type { CompiledConfig } from '../../domain/counters/compile.js';
@@ -22,7 +21,6 @@ import { mapLimit } from '../../infra/map-limit.js';
  * Flush ticks fall on multiples of flush_interval_seconds since the epoch.
  */
 
-const TAKE_LIMIT = 5_000;
 const TICK_MS = 200;
 const WRITE_CHUNK = 1_000;
 const ORG_CONCURRENCY = 16;
@@ -44,6 +42,13 @@ export function entityOfLease(lease: string): string {
   return rest.startsWith('x:') ? afterTick(rest.slice(2)) : rest;
 }
 
+/** The queues a flush takes from, with the tag of their leases and the entity each entry names. */
+const QUEUES: [queue: string, tag: string, entityOf: (taken: string) => string][] = [
+  [DIRTY_QUEUE, 'd:', (id) => id],
+  [EXPIRY_QUEUE, 'x:', afterTick],
+  [LEASE_QUEUE, '', entityOfLease],
+];
+
 /** The flush tick an expiry instant is handled at. */
 export const expiryTick = (at: number, flushMs: number): number => Math.ceil(at / flushMs) * flushMs;
 
@@ -51,15 +56,6 @@ export function createFlusher(deps: { platform: Platform; configs: ConfigStore; 
   const { windows, clock, log } = deps.platform;
   const instance = randomUUID();
   const lastTick = new Map<string, number>();
-
-  async function takeAll(org: string, queue: string, now: number, lease: Lease): Promise<string[]> {
-    const out: string[] = [];
-    for (;;) {
-      const batch = await windows.takeDue(org, queue, now, TAKE_LIMIT, lease);
-      out.push(...batch);
-      if (batch.length < TAKE_LIMIT) return out;
-    }
-  }
 
   /**
    * Reads live values of the entities and writes one row each, retired columns carried over. Large
@@ -83,39 +79,36 @@ export function createFlusher(deps: { platform: Platform; configs: ConfigStore; 
     await deps.table.write(table, compiled.orgId, rows);
   }
 
+  /**
+   * Takes, writes and releases a chunk at a time, queue after queue: a flush of a million entities
+   * holds one chunk's entries, leases and rows, and the ids it wrote, not all its entries and leases
+   * at once. An entity already written in this flush (dirty and expiring both) is released without a
+   * second row. A write that fails puts its chunk back on the dirty queue; later chunks wait in their
+   * queues for the next tick.
+   */
   async function flushOrg(compiled: CompiledConfig, now: number): Promise<number> {
     const org = compiled.orgId;
-    const lease = (tag: string): Lease => ({ queue: LEASE_QUEUE, dueAt: now + 2 * compiled.flushMs + 10_000, prefix: `${instance}:${tag}` });
-    const [dirty, expiring, stale] = await Promise.all([
-      takeAll(org, DIRTY_QUEUE, now, lease('d:')),
-      takeAll(org, EXPIRY_QUEUE, now, lease('x:')),
-      takeAll(org, LEASE_QUEUE, now, lease('')),
-    ]);
-    // A flush can hold a hundred thousand entities: gathered in slices, between other work.
-    const breathe = breather(5_000);
-    const leases: string[] = [];
-    const ids = new Set<string>();
-    const gather = async (taken: string[], tag: string, entity: (taken: string) => string) => {
-      for (const t of taken) {
-        leases.push(`${instance}:${tag}${t}`);
-        ids.add(entity(t));
-        await breathe();
+    const written = new Set<string>();
+    for (const [queue, tag, entityOf] of QUEUES) {
+      const lease: Lease = { queue: LEASE_QUEUE, dueAt: now + 2 * compiled.flushMs + 10_000, prefix: `${instance}:${tag}` };
+      for (;;) {
+        const taken = await windows.takeDue(org, queue, now, WRITE_CHUNK, lease);
+        const entities = [...new Set(taken.map(entityOf))].filter((id) => !written.has(id));
+        if (entities.length > 0) {
+          try {
+            await writeChunk(compiled, entities);
+          } catch (err) {
+            // Back on the dirty queue: the next tick tries again (the leases stay as a second chance).
+            await windows.schedule(org, DIRTY_QUEUE, entities.map((id) => ({ id, dueAt: now })));
+            throw err;
+          }
+          for (const id of entities) written.add(id);
+        }
+        await windows.unschedule(org, LEASE_QUEUE, taken.map((t) => `${instance}:${tag}${t}`));
+        if (taken.length < WRITE_CHUNK) break;
       }
-    };
-    await gather(dirty, 'd:', (id) => id);
-    await gather(expiring, 'x:', afterTick);
-    await gather(stale, '', entityOfLease);
-    if (ids.size === 0) return 0;
-    const entities = [...ids];
-    try {
-      await write(compiled, entities);
-    } catch (err) {
-      // Back on the dirty queue: the next tick tries again (the leases stay as a second chance).
-      await windows.schedule(org, DIRTY_QUEUE, entities.map((id) => ({ id, dueAt: now })));
-      throw err;
     }
-    await windows.unschedule(org, LEASE_QUEUE, leases);
-    return entities.length;
+    return written.size;
   }
 
   let timer: NodeJS.Timeout | undefined;
