@@ -19,9 +19,9 @@ type Layer = Map<string, unknown>;
  *
  * The overlay is one layer per transaction, newest last: lmdb answers every unconditional write of a
  * transaction with the same promise (and a new one for the next transaction), so a layer costs one
- * callback and is dropped whole at its commit. (A map of
- * all pending keys with a callback per write held two closures a write and rehashed its table as it
- * filled and emptied, tables that a busy store made large enough for V8's old generation.)
+ * callback and is dropped whole at its commit. (A map of all pending keys with a callback per write
+ * held two closures a write and rehashed its table as it filled and emptied, tables that a busy store
+ * made large enough for V8's old generation.)
  */
 export function createWriteBehind(db: RootDatabase) {
   const layers: Layer[] = [];
