@@ -8,6 +8,7 @@
  */
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
+import { setTimeout } from 'node:timers';
 
 const start = Number(process.env.WEIR_HEAP_SAMPLE_START_MS ?? 20_000);
 const duration = Number(process.env.WEIR_HEAP_SAMPLE_MS ?? 60_000);
