@@ -25,13 +25,32 @@ export async function ensureTopics(admin: Admin, topics: TopicSpec[]): Promise<v
   // Another process may create the same topics at the same moment; kafkajs answers false (not a
   // throw) when every topic it was asked for already exists.
   await admin.createTopics({
-    waitForLeaders: true,
+    // kafkajs's own wait retries only LEADER_NOT_AVAILABLE, but a KRaft broker may first answer
+    // UNKNOWN_TOPIC_OR_PARTITION for a topic its controller has just created; the wait below
+    // retries every retriable answer.
+    waitForLeaders: false,
     topics: missing.map((t) => ({
       topic: t.topic,
       numPartitions: t.partitions,
       replicationFactor,
       configEntries: [{ name: 'min.insync.replicas', value: String(minInsyncReplicasFor(replicationFactor)) }],
     })),
+  });
+  await untilLeadersElected(admin, missing.map((t) => t.topic));
+}
+
+/** Resolves once every partition of the topics has a leader, so the first send does not fail. */
+export async function untilLeadersElected(admin: Pick<Admin, 'fetchTopicMetadata'>, topics: string[]): Promise<void> {
+  await retryingRetriable(async () => {
+    const metadata = await admin.fetchTopicMetadata({ topics });
+    const leaderless = metadata.topics.flatMap((t) =>
+      t.partitions.length === 0
+        ? [t.name]
+        : t.partitions.filter((p) => p.leader < 0 || p.partitionErrorCode !== 0).map((p) => `${t.name}[${p.partitionId}]`),
+    );
+    if (leaderless.length > 0) {
+      throw Object.assign(new Error(`no leader yet for ${leaderless.join(', ')}`), { retriable: true });
+    }
   });
 }
 
