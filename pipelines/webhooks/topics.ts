@@ -31,7 +31,7 @@ export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 export const jobKey = (job: Pick<DeliveryJob, 'org_id' | 'target'>): string => `${job.org_id}:${job.target}`;
 
 /** Appends jobs to `webhook.deliveries`; resolves once the log holds them. */
-export async function publishJobs(platform: Platform, jobs: DeliveryJob[]): Promise<void> {
+export async function publishJobs(platform: Pick<Platform, 'bus' | 'codec'>, jobs: DeliveryJob[]): Promise<void> {
   if (jobs.length === 0) return;
   const messages = await Promise.all(jobs.map(async (job) => ({ key: jobKey(job), value: await platform.codec.encode(DELIVERIES_TOPIC, job) })));
   await platform.bus.send(DELIVERIES_TOPIC, messages);
