@@ -25,6 +25,13 @@ export const deliveryJobSchema = z.strictObject({
   attempt: z.number().int().min(1),
   /** Set by a redeliver request: the target is attempted even while disabled. */
   manual: z.boolean().optional(),
+  /** Set by a redeliver request on its first attempt only: sent even while the circuit is open. */
+  bypass_circuit: z.boolean().optional(),
+  /**
+   * The attempt number a redelivery started at: attempts keep counting up through the log, and the
+   * redelivery's retries are counted from here (a fresh budget of retries).
+   */
+  retry_from: z.number().int().min(1).optional(),
 });
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 

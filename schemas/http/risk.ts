@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signingSecret } from './webhooks.js';
 
 /**
  * Wire schemas of the risk check service (Document 1 part C, CONTRACTS.md sections 2 and 5): the
@@ -236,11 +237,18 @@ export const WEBHOOK_EVENTS = ['risk.high', 'risk.low'] as const;
 export const webhookConfigRequestSchema = z
   .strictObject({
     url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048),
-    secret: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
+    secret: signingSecret.optional().meta({ description: 'Signing secret of 8 to 256 characters; left out, the stored one stays', example: 'whsec-4f1a2b' }),
     events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(2),
     enabled: z.boolean().default(true),
+    has_secret: z.boolean().optional(),
+    updated_at: z.string().optional(),
   })
-  .meta({ id: 'RiskWebhookConfigRequest' });
+  .transform(({ has_secret: _h, updated_at: _u, ...config }) => config)
+  .meta({
+    id: 'RiskWebhookConfigRequest',
+    description: 'Replaces the whole configuration. What GET answers may be sent back as is: has_secret and updated_at are read-only and ignored.',
+    example: { url: 'https://example.com/hooks/risk', secret: 'whsec-4f1a2b', events: ['risk.high'], enabled: true },
+  });
 export type WebhookConfigRequest = z.infer<typeof webhookConfigRequestSchema>;
 
 export const webhookConfigSchema = z
