@@ -7,6 +7,7 @@ import { riskClient } from './fixtures/risk-http.js';
 import { startReceiver, type Hit, type Receiver } from './fixtures/webhook-receiver.js';
 import { webhooksClient } from './fixtures/webhooks-client.js';
 import { waitFor } from './fixtures/counters-http.js';
+import { fetchOpenApi } from './support/openapi.js';
 
 /**
  * Bounds and tenant isolation of the workflow webhooks, end to end on embedded defaults: large
@@ -245,5 +246,28 @@ describe('listing and round trips', () => {
     expect(put.status).toBe(200);
     expect(put.body).toEqual(read);
     expect((await r.webhookConfig()).body).toEqual(read);
+  });
+});
+
+describe('OpenAPI examples', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const bodyExample = (doc: any, path: string, method: string): unknown => {
+    const schema = doc.paths[path][method].requestBody.content['application/json'].schema;
+    const resolved = schema.$ref ? doc.components.schemas[String(schema.$ref).split('/').pop()!] : schema;
+    return resolved.example;
+  };
+
+  it('the documented examples of the changed bodies are accepted as they are', async () => {
+    const c = webhooksClient(p.url, 'org_l', 'key_l');
+    const id = (await c.register({ event: 'document.uploaded', url: rx.url('/ex') })).body.id as string;
+    const hooks = (await fetchOpenApi(`${p.url}/webhooks/openapi.json`)).doc;
+    const patch = bodyExample(hooks, '/webhooks/{id}', 'patch');
+    expect(patch).toBeTypeOf('object');
+    expect((await c.patch(id, patch)).status).toBe(200);
+    expect((await c.remove(id)).status).toBe(204);
+    const risk = (await fetchOpenApi(`${p.url}/risk/openapi.json`)).doc;
+    const config = bodyExample(risk, '/v1/webhooks/config', 'put');
+    expect(config).toBeTypeOf('object');
+    expect((await riskClient(p.url, 'org_l', 'key_l').putWebhookConfig(config)).status).toBe(200);
   });
 });
