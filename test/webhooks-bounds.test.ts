@@ -118,67 +118,86 @@ describe('fan-out bounds', () => {
 describe('circuits per organization and URL', () => {
   const a = () => webhooksClient(p.url, 'org_a', 'key_a');
   const b = () => webhooksClient(p.url, 'org_b', 'key_b');
-  /** One URL both organizations register; it refuses org_a's deliveries while `refuseA` (a-final-*: with a 400, not retried). */
-  const shared = route('shared');
-  let refuseA = true;
-  let idA = '';
-  let idB = '';
-  beforeAll(async () => {
-    rx.reply(shared, (_n, hit) => {
+
+  /**
+   * A receiver path of its own for org_a (and org_b when asked): it refuses org_a's deliveries
+   * while `refusing` is set, with a 500 (retried) or with a 400 (final) when the form id says so.
+   */
+  async function target(withB = false) {
+    const at = route('shared');
+    const s = { refusing: true, idA: '', idB: '', url: rx.url(at) };
+    rx.reply(at, (_n, hit) => {
       const formId = String(envelopeOf(hit).payload.form_id);
-      if (!refuseA || !formId.startsWith('a-')) return { status: 200 };
+      if (!s.refusing || !formId.startsWith('a-')) return { status: 200 };
       return { status: formId.startsWith('a-final-') ? 400 : 500 };
     });
-    idA = (await a().register({ event: 'external_form_created', url: rx.url(shared) })).body.id as string;
-    idB = (await b().register({ event: 'external_form_created', url: rx.url(shared) })).body.id as string;
-  });
+    s.idA = (await a().register({ event: 'external_form_created', url: s.url })).body.id as string;
+    if (withB) s.idB = (await b().register({ event: 'external_form_created', url: s.url })).body.id as string;
+    return s;
+  }
 
-  const openA = async (prefix = 'a-') => {
+  /** Three failures of org_a open its circuit for the URL. */
+  const openA = async (s: { idA: string }, prefix = 'a-') => {
     seq++;
-    for (let i = 0; i < 3; i++) await a().emit('external_form_created', form(`${prefix}${seq}-${i}`));
-    return waitFor(async () => (await a().call('GET', `/webhooks/${idA}/circuit`)).body, (c) => c.state === 'open');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(...((await a().emit('external_form_created', form(`${prefix}${seq}-${i}`))).body.delivery_ids as string[]));
+    await waitFor(async () => (await a().call('GET', `/webhooks/${s.idA}/circuit`)).body, (c) => c.state === 'open');
+    return ids;
+  };
+  const statusesOf = async (client: ReturnType<typeof a>, id: string, delivery: string) =>
+    waitFor(async () => (await client.deliveries(id, `?delivery_id=${delivery}`)).body.data as { status: string; attempt: number }[], (d) => d.some((x) => x.status === 'succeeded'));
+  const cleanUp = async (s: { idA: string; idB: string }) => {
+    expect((await a().remove(s.idA)).status).toBe(204);
+    if (s.idB) expect((await b().remove(s.idB)).status).toBe(204);
   };
 
   it("org A's failures to a URL open A's circuit only: B's deliveries to the same URL go out at once", async () => {
-    const circuit = await openA();
-    expect(circuit).toMatchObject({ url: rx.url(shared), state: 'open', consecutive_failures: 3 });
-    expect((await b().call('GET', `/webhooks/${idB}/circuit`)).body).toMatchObject({ state: 'closed', consecutive_failures: 0, open_until: null });
+    const s = await target(true);
+    seq++;
+    for (let i = 0; i < 4; i++) await a().emit('external_form_created', form(`a-${seq}-${i}`));
+    // A deferral in A's log shows its circuit open.
+    await waitFor(async () => (await a().deliveries(s.idA, '?status=deferred')).body.data as unknown[], (d) => d.length > 0);
+    const circuit = (await a().call('GET', `/webhooks/${s.idA}/circuit`)).body;
+    expect(circuit).toMatchObject({ url: s.url, state: 'open' });
+    expect(circuit.consecutive_failures).toBeGreaterThanOrEqual(3);
+    expect((await b().call('GET', `/webhooks/${s.idB}/circuit`)).body).toMatchObject({ state: 'closed', consecutive_failures: 0, open_until: null });
     const [delivery] = (await b().emit('external_form_created', form('b-1'))).body.delivery_ids as string[];
-    const log = await waitFor(async () => (await b().deliveries(idB, `?delivery_id=${delivery}`)).body.data as { status: string }[], (d) => d.some((x) => x.status === 'succeeded'));
-    expect(log.map((x) => x.status)).toEqual(['succeeded']);
+    expect((await statusesOf(b(), s.idB, delivery!)).map((x) => x.status)).toEqual(['succeeded']);
+    s.refusing = false;
+    await cleanUp(s);
   });
 
   it('DELETE /webhooks/{id}/circuit closes the circuit: the next delivery goes out at once', async () => {
-    await openA();
-    refuseA = false;
-    const reset = await a().call('DELETE', `/webhooks/${idA}/circuit`);
+    const s = await target();
+    // Final failures (400), so none is retried behind the reset.
+    await openA(s, 'a-final-');
+    s.refusing = false;
+    const reset = await a().call('DELETE', `/webhooks/${s.idA}/circuit`);
     expect(reset.status).toBe(200);
-    expect(reset.body).toMatchObject({ state: 'closed', consecutive_failures: 0 });
+    expect(reset.body).toMatchObject({ url: s.url, state: 'closed', consecutive_failures: 0 });
     const [delivery] = (await a().emit('external_form_created', form(`a-after-reset-${seq}`))).body.delivery_ids as string[];
-    const log = await waitFor(async () => (await a().deliveries(idA, `?delivery_id=${delivery}`)).body.data as { status: string }[], (d) => d.some((x) => x.status === 'succeeded'));
-    expect(log.map((x) => x.status)).toEqual(['succeeded']);
-    refuseA = true;
+    expect((await statusesOf(a(), s.idA, delivery!)).map((x) => x.status)).toEqual(['succeeded']);
+    await cleanUp(s);
   });
 
   it('redeliver goes out once through an open circuit, its attempt numbers continuing after the logged ones', async () => {
+    const s = await target();
     // Three final failures (400, not retried) open the circuit; their attempt numbers stay at 1.
-    await openA('a-final-');
-    const failed = await waitFor(async () => (await a().deliveries(idA, '?status=failed')).body.data as { delivery_id: string; attempt: number }[], (d) => d.length >= 3);
-    const target = failed[0]!.delivery_id;
-    const lastAttempt = failed[0]!.attempt;
-    refuseA = false;
-    expect((await a().redeliver(idA, target)).status).toBe(202);
-    const log = await waitFor(async () => (await a().deliveries(idA, `?delivery_id=${target}`)).body.data as { attempt: number; status: string }[], (d) => d.some((x) => x.status === 'succeeded'));
-    const redelivered = log.filter((x) => x.attempt === lastAttempt + 1);
-    expect(redelivered.map((x) => x.status)).toContain('succeeded');
-    expect(redelivered.map((x) => x.status)).not.toContain('deferred');
-    expect((await a().call('GET', `/webhooks/${idA}/circuit`)).body.state).toBe('closed');
-    refuseA = true;
+    const [first] = await openA(s, 'a-final-');
+    await waitFor(async () => (await a().deliveries(s.idA, '?status=failed')).body.data as unknown[], (d) => d.length >= 3);
+    s.refusing = false;
+    expect((await a().redeliver(s.idA, first!)).status).toBe(202);
+    const log = await statusesOf(a(), s.idA, first!);
+    expect(log.map((x) => [x.attempt, x.status]).sort()).toEqual([[1, 'failed'], [2, 'succeeded']]);
+    expect((await a().call('GET', `/webhooks/${s.idA}/circuit`)).body.state).toBe('closed');
+    await cleanUp(s);
   });
 
   it('answers 404 for the circuit of a registration of another organization', async () => {
-    expect((await b().call('GET', `/webhooks/${idA}/circuit`)).status).toBe(404);
-    expect((await b().call('DELETE', `/webhooks/${idA}/circuit`)).status).toBe(404);
+    const s = await target();
+    expect((await b().call('GET', `/webhooks/${s.idA}/circuit`)).status).toBe(404);
+    expect((await b().call('DELETE', `/webhooks/${s.idA}/circuit`)).status).toBe(404);
+    await cleanUp(s);
   });
 });
 
