@@ -8,6 +8,8 @@ import { startReceiver, type Hit, type Receiver } from './fixtures/webhook-recei
 import { webhooksClient } from './fixtures/webhooks-client.js';
 import { waitFor } from './fixtures/counters-http.js';
 import { fetchOpenApi } from './support/openapi.js';
+import { DLQ_REASON_HEADER, dlqTopic } from '../infra/bus/types.js';
+import { WORKFLOW_EVENTS_TOPIC } from '../pipelines/webhooks/topics.js';
 
 /**
  * Bounds and tenant isolation of the workflow webhooks, end to end on embedded defaults: large
@@ -85,6 +87,23 @@ describe('fan-out bounds', () => {
     const r = await c.emit('external_form_created', form('huge', { blob: 'y'.repeat(PAYLOAD_LIMIT) }));
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/^invalid event: payload: payload is \d+ bytes as JSON, over the limit of 1100000 bytes \(WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES\)$/);
+  });
+
+  it('dead-letters a workflow.events message whose payload is over the limit, naming it', async () => {
+    const reasons: string[] = [];
+    const sub = await p.platform.bus.subscribe({
+      groupId: `dlq-bounds-${Date.now()}`,
+      topics: [dlqTopic(WORKFLOW_EVENTS_TOPIC)],
+      fromBeginning: true,
+      eachBatch: async (batch) => void reasons.push(...batch.messages.map((m) => m.headers?.[DLQ_REASON_HEADER] ?? '')),
+    });
+    try {
+      const message = { org_id: 'org_q', event: 'external_form_created', payload: form('huge-topic', { blob: 'y'.repeat(PAYLOAD_LIMIT) }) };
+      await p.platform.bus.send(WORKFLOW_EVENTS_TOPIC, [{ key: 'org_q', value: Buffer.from(JSON.stringify(message)) }]);
+      await waitFor(async () => reasons, (r) => r.some((x) => /payload.*over the limit of 1100000 bytes \(WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES\)/.test(x)));
+    } finally {
+      await sub.stop();
+    }
   });
 
   it('refuses an auto_payload over WEBHOOK_AUTO_PAYLOAD_LIMIT_BYTES on create and change', async () => {

@@ -70,7 +70,7 @@ function scheduleSuite(name: string, makeStore: () => Promise<WindowStore>) {
       const gate = switchable(real, codec);
       const clock = manualClock(1_000_000);
       const schedule = createRetrySchedule({ windows, clock, codec, bus: gate.bus, log: pino({ level: 'silent' }) });
-      return { gate, clock, schedule };
+      return { gate, clock, schedule, windows };
     }
 
     it('loses nothing and sends nothing twice when the bus is down for 60 s while retries fall due', async () => {
@@ -95,6 +95,16 @@ function scheduleSuite(name: string, makeStore: () => Promise<WindowStore>) {
       expect(new Set(ids)).toEqual(new Set(jobs.map((j) => j.delivery_id)));
       expect(ids).toHaveLength(jobs.length);
       // Nothing is left to come back.
+      clock.advance(10 * LEASE_MS);
+      expect(await schedule.pump()).toBe(0);
+    });
+
+    it('sends entries written before jobs were stored beside their ids (the job in the id itself)', async () => {
+      const { gate, clock, schedule, windows } = await setup();
+      const old = job(7);
+      await windows.schedule('webhooks', 'retry', [{ id: `a|${clock.now()}|${JSON.stringify(old)}`, dueAt: clock.now() }]);
+      expect(await schedule.pump()).toBe(1);
+      expect(gate.sent).toEqual([old]);
       clock.advance(10 * LEASE_MS);
       expect(await schedule.pump()).toBe(0);
     });
