@@ -296,9 +296,11 @@ describe('OpenAPI examples', () => {
   };
 
   it('the documented examples of the changed bodies are accepted as they are', async () => {
-    const c = webhooksClient(p.url, 'org_l', 'key_l');
-    const id = (await c.register({ event: 'document.uploaded', url: rx.url('/ex') })).body.id as string;
+    const c = webhooksClient(p.url, 'org_s', 'key_s');
     const hooks = (await fetchOpenApi(`${p.url}/webhooks/openapi.json`)).doc;
+    const created = await c.register(bodyExample(hooks, '/webhooks', 'post'));
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
     const patch = bodyExample(hooks, '/webhooks/{id}', 'patch');
     expect(patch).toBeTypeOf('object');
     expect((await c.patch(id, patch)).status).toBe(200);
@@ -306,6 +308,6 @@ describe('OpenAPI examples', () => {
     const risk = (await fetchOpenApi(`${p.url}/risk/openapi.json`)).doc;
     const config = bodyExample(risk, '/v1/webhooks/config', 'put');
     expect(config).toBeTypeOf('object');
-    expect((await riskClient(p.url, 'org_l', 'key_l').putWebhookConfig(config)).status).toBe(200);
+    expect((await riskClient(p.url, 'org_s', 'key_s').putWebhookConfig(config)).status).toBe(200);
   });
 });

@@ -236,7 +236,7 @@ function routes(deps: WebhooksApiDeps): Route[] {
       path: '/events',
       summary: 'Emit a workflow event; it is delivered to the matching registrations and the catch-all address',
       description:
-        'Answers 202 once the deliveries are durably queued. An Idempotency-Key header makes a repeated request produce the same delivery ids, which receivers deduplicate on.',
+        'Answers 202 once the deliveries are durably queued. An Idempotency-Key header makes a repeated request produce the same delivery ids, which receivers deduplicate on. A payload over WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES as JSON (default 256 KB) is a 400 naming the limit.',
       body: { schema: eventBody },
       responses: { 202: { description: 'The delivery ids, one per target', schema: eventAccepted }, ...errors },
       handle: async (req, res) => {

@@ -63,7 +63,11 @@ export const registrationBody = z
     if (b.standard_webhooks && !b.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'is required with standard_webhooks' });
     needsStandardSecret(b, ctx);
   })
-  .meta({ id: 'WebhookRegistrationRequest' });
+  .meta({
+    id: 'WebhookRegistrationRequest',
+    description: 'auto_payload is bounded by WEBHOOK_AUTO_PAYLOAD_LIMIT_BYTES, registrations per organization by WEBHOOK_REGISTRATIONS_PER_ORG (each a 400 naming it)',
+    example: { event: 'workflow_run_completed', url: 'https://example.com/hooks/weir', secret: 'sec-4f1a2b-main', auto_payload: { tenant: 't-42' } },
+  });
 export type RegistrationBody = z.output<typeof registrationBody>;
 
 const managedBy = z.enum(['risk_webhook_config']).nullable().meta({ description: 'risk_webhook_config: kept by PUT /v1/webhooks/config (changes made here are overwritten by its next PUT); null: the organization\'s own' });
@@ -134,7 +138,29 @@ export const registrationsPage = z
     data: z.array(registrationSchema),
     next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
   })
-  .meta({ id: 'WebhookRegistrations' });
+  .meta({
+    id: 'WebhookRegistrations',
+    example: {
+      data: [
+        {
+          id: 'wh_3f9c1a0b5d7e2f4a6c8e0b1d',
+          event: 'risk.high',
+          url: 'https://example.com/hooks/risk',
+          filter: null,
+          auto_payload: null,
+          enabled: true,
+          created_at: '2026-01-01T12:00:00.000Z',
+          has_secret: true,
+          standard_webhooks: false,
+          secret_rotation_ends_at: null,
+          disabled_reason: null,
+          updated_at: '2026-01-01T12:00:00.000Z',
+          managed_by: 'risk_webhook_config',
+        },
+      ],
+      next_cursor: 'wh_3f9c1a0b5d7e2f4a6c8e0b1d',
+    },
+  });
 
 export const circuitSchema = z
   .object({
