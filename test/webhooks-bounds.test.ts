@@ -276,6 +276,21 @@ describe('listing and round trips', () => {
     expect((await c.get(id)).body).toEqual(read);
   });
 
+  it('answers no webhook before any configuration, takes that back, and removes its registrations with it', async () => {
+    const r = riskClient(p.url, 'org_b', 'key_b');
+    const none = (await r.webhookConfig()).body;
+    expect(none).toEqual({ url: null, events: [], enabled: false, has_secret: false });
+    const put = await r.putWebhookConfig(none);
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject(none);
+    expect((await r.putWebhookConfig({ url: null, events: ['risk.high'], enabled: true })).body.message).toMatch(/url: is required while enabled/);
+    expect((await r.putWebhookConfig({ url: rx.url('/risk-none'), events: ['risk.high'] })).status).toBe(200);
+    const managed = async () => ((await webhooksClient(p.url, 'org_b', 'key_b').call('GET', '/webhooks')).body.data as { managed_by: string | null }[]).filter((x) => x.managed_by !== null);
+    expect(await managed()).toHaveLength(1);
+    expect((await r.putWebhookConfig(none)).status).toBe(200);
+    expect(await managed()).toEqual([]);
+  });
+
   it('takes back what GET /v1/webhooks/config answers: GET, PUT of that body, GET compare equal', async () => {
     const r = riskClient(p.url, 'org_l', 'key_l');
     expect((await r.putWebhookConfig({ url: rx.url('/risk-rt'), secret: 'risk-round', events: ['risk.low'] })).status).toBe(200);

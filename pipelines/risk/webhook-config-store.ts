@@ -10,6 +10,7 @@ import { RefreshingCache } from './refreshing-cache.js';
 const CACHE_MS = 5_000;
 
 export interface WebhookConfig {
+  /** '' when the configuration says no webhook (PUT with url null). */
   url: string;
   /** The signing secret (the delivery pipeline signs with it), or '' when none was given. */
   secret: string;
@@ -18,8 +19,9 @@ export interface WebhookConfig {
   updated_at: string;
 }
 
-/** What the API answers: everything but the secret. */
-export const publicView = (c: WebhookConfig | null) => (c ? { url: c.url, events: c.events, enabled: c.enabled, has_secret: c.secret !== '', updated_at: c.updated_at } : null);
+/** What the API answers: everything but the secret; before any configuration, no webhook. */
+export const publicView = (c: WebhookConfig | null) =>
+  c ? { url: c.url === '' ? null : c.url, events: c.events, enabled: c.enabled, has_secret: c.secret !== '', updated_at: c.updated_at } : { url: null, events: [], enabled: false, has_secret: false };
 
 /**
  * Each organization's risk webhook configuration (`risk_webhooks`, newest version wins). The
@@ -61,7 +63,7 @@ export class WebhookConfigStore {
   async put(orgId: string, req: WebhookConfigRequest): Promise<WebhookConfig> {
     const before = await this.current(orgId);
     const now = this.clock.now();
-    const content = { url: req.url, secret: req.secret ?? before?.secret ?? '', events: [...new Set(req.events)], enabled: req.enabled };
+    const content = { url: req.url ?? '', secret: req.secret ?? before?.secret ?? '', events: [...new Set(req.events)], enabled: req.enabled };
     const unchanged = before !== null && JSON.stringify(content) === JSON.stringify({ url: before.url, secret: before.secret, events: before.events, enabled: before.enabled });
     const value: WebhookConfig = { ...content, updated_at: unchanged ? before.updated_at : new Date(now).toISOString() };
     await this.onChange?.(orgId, before?.url, value);
