@@ -110,6 +110,10 @@ export const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10000),
   WEBHOOK_CIRCUIT_OPEN_MS: positiveInt.default(300000),
   WEBHOOK_DISABLE_AFTER_MS: positiveInt.default(86_400_000),
+  /** Fan-out bounds (domain/webhooks/bounds.ts): bytes of one event's payload as JSON, registrations per organization, bytes of a registration's auto_payload. */
+  WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES: positiveInt.default(262_144),
+  WEBHOOK_REGISTRATIONS_PER_ORG: positiveInt.default(100),
+  WEBHOOK_AUTO_PAYLOAD_LIMIT_BYTES: positiveInt.default(16_384),
   /** Seals webhook signing secrets at rest; default: a key file under DATA_DIR (one process or one data directory). */
   WEBHOOK_SECRETS_KEY: z.string().min(16).optional(),
 }).refine((c) => c.SCREENING_REVIEW_THRESHOLD <= c.SCREENING_BLOCK_THRESHOLD, {

@@ -11,6 +11,7 @@ import { startDeliveryWorker } from '../pipelines/webhooks/worker.js';
 import { createRetrySchedule } from '../pipelines/webhooks/retry-schedule.js';
 import { createSender } from '../pipelines/webhooks/sender.js';
 import { createHealth } from '../pipelines/webhooks/health.js';
+import { createCircuitBoard } from '../pipelines/webhooks/circuit-board.js';
 import { DELIVERIES_TOPIC, WORKFLOW_EVENTS_TOPIC } from '../pipelines/webhooks/topics.js';
 import { registrationBody, registrationPatch } from '../schemas/http/webhooks.js';
 import { approvalRoutes } from '../api/webhooks/approvals.js';
@@ -23,7 +24,7 @@ function registryOf(platform: Platform): Promise<Registry> {
   let r = registries.get(platform);
   if (!r) {
     r = loadSecretBox(platform.config.WEBHOOK_SECRETS_KEY, path.resolve(platform.config.DATA_DIR)).then((box) =>
-      createRegistry({ analytics: platform.analytics, clock: platform.clock, box }),
+      createRegistry({ analytics: platform.analytics, clock: platform.clock, box, maxPerOrg: platform.config.WEBHOOK_REGISTRATIONS_PER_ORG }),
     );
     registries.set(platform, r);
   }
@@ -50,8 +51,9 @@ export const webhooksService: ServiceModule = {
     const fanOut = createFanOut({ platform, registry, observers: [approvals.observer] });
     const users = createSdkUsers(platform);
     const config = platform.config;
+    const board = createCircuitBoard(platform.windows);
     return {
-      router: webhooksRouter({ platform, keys, registry, deliveries, fanOut, extra: approvalRoutes({ platform, approvals, users, fanOut }) }),
+      router: webhooksRouter({ platform, keys, registry, deliveries, fanOut, board, extra: approvalRoutes({ platform, approvals, users, fanOut }) }),
       workers: [
         { role: 'webhooks', name: 'webhooks.intake', start: () => startIntakeStage(platform, fanOut) },
         {
@@ -65,6 +67,7 @@ export const webhooksService: ServiceModule = {
               sender: createSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }),
               schedule: createRetrySchedule(platform),
               health: createHealth({ openMs: config.WEBHOOK_CIRCUIT_OPEN_MS, disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS, probeMs: config.WEBHOOK_TIMEOUT_MS }),
+              board,
             }),
         },
       ],
@@ -104,6 +107,8 @@ export interface RiskWebhookTarget {
  * those it no longer wants are removed, and registrations made through POST /webhooks elsewhere
  * are left alone. Throws a ZodError when the target is not a valid registration.
  */
+const RISK_MANAGED = 'risk_webhook_config';
+
 export async function syncRiskWebhooks(platform: Platform, orgId: string, previousUrl: string | undefined, target: RiskWebhookTarget): Promise<void> {
   const registry = await registryOf(platform);
   const secret = target.secret === '' ? null : target.secret;
@@ -113,7 +118,7 @@ export async function syncRiskWebhooks(platform: Platform, orgId: string, previo
     const [keep, ...extra] = wanted ? owned : [];
     for (const r of wanted ? extra : owned) await registry.remove(orgId, r.id);
     if (!wanted) continue;
-    if (keep) await registry.update(orgId, keep.id, registrationPatch.parse({ url: target.url, secret, enabled: true }));
-    else await registry.create(orgId, registrationBody.parse({ event, url: target.url, ...(secret ? { secret } : {}) }));
+    if (keep) await registry.update(orgId, keep.id, { ...registrationPatch.parse({ url: target.url, secret, enabled: true }), managed_by: RISK_MANAGED });
+    else await registry.create(orgId, registrationBody.parse({ event, url: target.url, ...(secret ? { secret } : {}) }), RISK_MANAGED);
   }
 }

@@ -385,7 +385,7 @@ describe('challenges', () => {
 describe('webhook configuration and events', () => {
   it('stores the configuration without ever returning the secret; block checks emit risk.high on workflow.events', async () => {
     const { org, c } = fresh();
-    expect((await c.webhookConfig()).body).toBeNull();
+    expect((await c.webhookConfig()).body).toEqual({ url: null, events: [], enabled: false, has_secret: false });
     const put = await c.putWebhookConfig({ url: 'https://hooks.example.com/risk', secret: 'whsec_0123456789abcdef', events: ['risk.high'], enabled: true });
     expect(put.status).toBe(200);
     expect(put.body).toEqual({ url: 'https://hooks.example.com/risk', events: ['risk.high'], enabled: true, has_secret: true, updated_at: expect.any(String) });

@@ -157,7 +157,7 @@ describe('delivery', () => {
   });
 });
 
-describe('circuit per URL', () => {
+describe('circuit per organization and URL', () => {
   it('opens after 3 failures, defers deliveries while open, and sends them all once it closes', async () => {
     const d = webhooksClient(p.url, 'org_d', 'key_d');
     const at = path('circuit');
@@ -175,7 +175,7 @@ describe('circuit per URL', () => {
     // Without the circuit the five deliveries would have made 30 attempts in about 1.6 s (6 each,
     // backoff 50 ms doubling); with it, only the attempts before it opened (and any already in flight) got there.
     expect(failures).toBeLessThan(10);
-    expect(deferred.every((x) => x.error === 'circuit open for this URL' && x.next_attempt_at !== null)).toBe(true);
+    expect(deferred.every((x) => x.error === 'circuit open for this organization and URL' && x.next_attempt_at !== null)).toBe(true);
     const hits = await waitFor(async () => rx.hits(at).slice(failures), (h) => new Set(h.map((x) => x.headers['x-service-delivery-id'])).size === 5);
     expect(new Set(hits.map((h) => h.headers['x-service-delivery-id']))).toEqual(new Set(ids));
     expect(hits[0]!.at - lastFailure).toBeGreaterThanOrEqual(OPEN_MS - 100);

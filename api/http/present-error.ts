@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ZodError } from 'zod';
 import { HttpError } from './errors.js';
 import { UnavailableError } from '../../infra/unavailable.js';
+import { QuotaExceededError } from '../../domain/quotas.js';
 import { describeZodError } from './validate.js';
 
 /**
@@ -44,6 +45,7 @@ function fromBodyParser(err: { type?: string; status?: number; expose?: boolean;
 function normalizeError(err: unknown): Normalized {
   if (err instanceof HttpError) return { status: err.status, code: err.code, message: err.message, extra: err.extra, details: err.details };
   if (err instanceof ZodError) return { status: 400, code: 'validation_error', message: describeZodError(err), extra: {}, details: err.issues };
+  if (err instanceof QuotaExceededError) return { status: 400, code: 'quota_exceeded', message: err.message, extra: {} };
   const parser = typeof err === 'object' && err !== null ? fromBodyParser(err as never) : null;
   if (parser) return parser;
   if (err instanceof UnavailableError) return { status: 503, code: 'service_unavailable', message: err.message, extra: {}, retryAfterSeconds: 1 };

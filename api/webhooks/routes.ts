@@ -5,6 +5,7 @@ import type { Platform } from '../../infra/platform.js';
 import { emittedEventSchema, eventTypes } from '../../domain/webhooks/catalogue.js';
 import { isStandardSecret } from '../../domain/webhooks/signing.js';
 import {
+  circuitSchema,
   deliveriesQuery,
   deliveriesSchema,
   errorBodySchema,
@@ -16,9 +17,14 @@ import {
   registrationBody,
   registrationPatch,
   registrationSchema,
+  registrationsPage,
+  registrationsQuery,
   rotateSecretBody,
 } from '../../schemas/http/webhooks.js';
-import { presentRegistration, RegistrationConflict, type Registry } from '../../pipelines/webhooks/registry.js';
+import { overLimit } from '../../domain/webhooks/bounds.js';
+import { FAILURES_TO_OPEN } from '../../domain/webhooks/circuit.js';
+import { circuitKey, type CircuitBoard } from '../../pipelines/webhooks/circuit-board.js';
+import { presentRegistration, RegistrationConflict, type Registration, type Registry } from '../../pipelines/webhooks/registry.js';
 import type { DeliveryLog } from '../../pipelines/webhooks/delivery-log.js';
 import type { FanOut } from '../../pipelines/webhooks/fan-out.js';
 import { CATCH_ALL, publishJobs } from '../../pipelines/webhooks/topics.js';
@@ -34,6 +40,7 @@ export interface WebhooksApiDeps {
   registry: Registry;
   deliveries: DeliveryLog;
   fanOut: FanOut;
+  board: CircuitBoard;
   /** Extra routes (approvals) with their documentation. */
   extra?: Route[];
 }
@@ -52,6 +59,7 @@ export const errors = {
   403: { description: 'The key may not act for this organization', schema: errorBodySchema },
 };
 const notFoundDoc = { 404: { description: 'No such registration in this organization', schema: errorBodySchema } };
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export const param = (req: Request, name: string): string => String(req.params[name]);
 export const orgOf = (req: Request): string => req.principal!.orgId;
@@ -66,6 +74,18 @@ function routes(deps: WebhooksApiDeps): Route[] {
   };
   /** The target id of the log: a registration of the organization, or its catch-all address. */
   const targetOf = async (req: Request) => (param(req, 'id') === CATCH_ALL_ID ? CATCH_ALL : (await found(req)).id);
+  const { WEBHOOK_AUTO_PAYLOAD_LIMIT_BYTES: autoPayloadLimit, WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES: payloadLimit } = platform.config;
+  const boundAutoPayload = (what: string, autoPayload: Record<string, unknown> | null | undefined) => {
+    const wrong = autoPayload ? overLimit(autoPayload, 'auto_payload', autoPayloadLimit, 'WEBHOOK_AUTO_PAYLOAD_LIMIT_BYTES') : null;
+    if (wrong) throw badRequest(`invalid ${what}: auto_payload: ${wrong}`);
+  };
+  const circuitOf = async (r: Registration) => {
+    const recorded = await deps.board.read(circuitKey(r.org_id, r.url));
+    const s = recorded?.state;
+    const t = now();
+    const state = !s ? 'closed' : t < s.openUntil ? 'open' : s.consecutiveFailures >= FAILURES_TO_OPEN ? 'half_open' : 'closed';
+    return { url: r.url, state, consecutive_failures: s?.consecutiveFailures ?? 0, open_until: s && s.openUntil > 0 ? iso(s.openUntil) : null, recorded_at: recorded ? iso(recorded.at) : null };
+  };
 
   return [
     {
@@ -78,6 +98,18 @@ function routes(deps: WebhooksApiDeps): Route[] {
       handle: (_req, res) => void res.json({ data: eventTypes() }),
     },
     {
+      method: 'get',
+      path: '/webhooks',
+      summary: "The organization's registrations in id order, paged; those the risk webhook configuration keeps carry managed_by",
+      query: registrationsQuery,
+      responses: { 200: { description: 'A page of registrations', schema: registrationsPage }, ...errors },
+      handle: async (req, res) => {
+        const q = parseOr400(registrationsQuery, req.query, 'query');
+        const { page, next } = await registry.list(orgOf(req), { limit: q.limit, ...(q.cursor ? { after: q.cursor } : {}) });
+        res.json({ data: page.map((r) => presentRegistration(r, now())), next_cursor: next });
+      },
+    },
+    {
       method: 'post',
       path: '/webhooks',
       summary: 'Register a target for one registrable event',
@@ -86,6 +118,7 @@ function routes(deps: WebhooksApiDeps): Route[] {
       responses: { 201: { description: 'The registration', schema: registrationSchema }, ...errors },
       handle: async (req, res) => {
         const body = parseOr400(registrationBody, req.body, 'registration');
+        boundAutoPayload('registration', body.auto_payload);
         res.status(201).json(presentRegistration(await registry.create(orgOf(req), body), now()));
       },
     },
@@ -107,6 +140,7 @@ function routes(deps: WebhooksApiDeps): Route[] {
       responses: { 200: { description: 'The registration', schema: registrationSchema }, ...errors, ...notFoundDoc, 409: { description: 'The change leaves standard_webhooks without a secret', schema: errorBodySchema } },
       handle: async (req, res) => {
         const change = parseOr400(registrationPatch, req.body, 'registration change');
+        boundAutoPayload('registration change', change.auto_payload);
         await found(req);
         try {
           const r = await registry.update(orgOf(req), param(req, 'id'), change);
@@ -146,6 +180,27 @@ function routes(deps: WebhooksApiDeps): Route[] {
     },
     {
       method: 'get',
+      path: '/webhooks/:id/circuit',
+      summary: "The circuit of the registration's organization and URL",
+      params: idParams,
+      responses: { 200: { description: 'The circuit', schema: circuitSchema }, ...errors, ...notFoundDoc },
+      handle: async (req, res) => void res.json(await circuitOf(await found(req))),
+    },
+    {
+      method: 'delete',
+      path: '/webhooks/:id/circuit',
+      summary: 'Close the circuit: deliveries deferred behind it go out when they next come due, new ones at once',
+      description: 'Every delivery worker honours the reset the next time the circuit would defer a delivery. Answers the circuit, closed.',
+      params: idParams,
+      responses: { 200: { description: 'The circuit, closed', schema: circuitSchema }, ...errors, ...notFoundDoc },
+      handle: async (req, res) => {
+        const r = await found(req);
+        await deps.board.reset(circuitKey(r.org_id, r.url), now());
+        res.json(await circuitOf(r));
+      },
+    },
+    {
+      method: 'get',
       path: '/webhooks/:id/deliveries',
       summary: 'Delivery attempts to a target, newest first (id catch-all: the catch-all address)',
       params: idParams,
@@ -161,6 +216,8 @@ function routes(deps: WebhooksApiDeps): Route[] {
       method: 'post',
       path: '/webhooks/:id/deliveries/:deliveryId/redeliver',
       summary: 'Send a logged delivery again, with the same delivery_id and envelope, even to a disabled target',
+      description:
+        'The redelivery goes out at once even while the circuit is open (once: its retries wait for the circuit like any other). Its attempt numbers continue after the last logged attempt of the delivery, and it gets a fresh budget of 5 retries.',
       params: deliveryParams,
       responses: { 202: { description: 'Queued', schema: z.object({ delivery_id: z.string() }) }, ...errors, 404: { description: 'No such registration or delivery', schema: errorBodySchema } },
       handle: async (req, res) => {
@@ -168,7 +225,9 @@ function routes(deps: WebhooksApiDeps): Route[] {
         const deliveryId = param(req, 'deliveryId');
         const message = await deps.deliveries.message(orgOf(req), target, deliveryId);
         if (!message) throw notFound(`no delivery ${deliveryId} to this target in the delivery log`);
-        await publishJobs(platform, [{ ...message, delivery_id: deliveryId, org_id: orgOf(req), target, attempt: 1, manual: true }]);
+        const [last] = await deps.deliveries.list(orgOf(req), target, { limit: 1, deliveryId });
+        const attempt = (last?.attempt ?? 0) + 1;
+        await publishJobs(platform, [{ ...message, delivery_id: deliveryId, org_id: orgOf(req), target, attempt, retry_from: attempt, manual: true, bypass_circuit: true }]);
         res.status(202).json({ delivery_id: deliveryId });
       },
     },
@@ -177,11 +236,13 @@ function routes(deps: WebhooksApiDeps): Route[] {
       path: '/events',
       summary: 'Emit a workflow event; it is delivered to the matching registrations and the catch-all address',
       description:
-        'Answers 202 once the deliveries are durably queued. An Idempotency-Key header makes a repeated request produce the same delivery ids, which receivers deduplicate on.',
+        'Answers 202 once the deliveries are durably queued. An Idempotency-Key header makes a repeated request produce the same delivery ids, which receivers deduplicate on. A payload over WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES as JSON (default 256 KB) is a 400 naming the limit.',
       body: { schema: eventBody },
       responses: { 202: { description: 'The delivery ids, one per target', schema: eventAccepted }, ...errors },
       handle: async (req, res) => {
         const e = parseOr400(emittedEventSchema, parseOr400(eventBody, req.body, 'event'), 'event');
+        const tooLarge = overLimit(e.payload, 'payload', payloadLimit, 'WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES');
+        if (tooLarge) throw badRequest(`invalid event: payload: ${tooLarge}`);
         const key = req.get('idempotency-key');
         const seed = key ? `http:${orgOf(req)}:${key}` : `http:${randomUUID()}`;
         const [ids] = await deps.fanOut([{ ...e, orgId: orgOf(req), seed }]);

@@ -2,9 +2,10 @@
  * Health of delivery destinations (Document 3 "States and transitions", CONTRACTS.md 7). Pure
  * state machines: callers hold the state and the clock.
  *
- * Circuit per destination URL: every failed attempt counts; 3 consecutive failures open it for
- * WEBHOOK_CIRCUIT_OPEN_MS, during which deliveries to the URL are deferred until it reopens, not
- * dropped. When the time is up the URL is tried again (half open): one delivery goes out as a probe
+ * Circuit per organization and destination URL (one tenant's failures never defer another's
+ * deliveries): every failed attempt counts; 3 consecutive failures open it for
+ * WEBHOOK_CIRCUIT_OPEN_MS, during which the organization's deliveries to the URL are deferred until
+ * it reopens, not dropped. When the time is up the URL is tried again (half open): one delivery goes out as a probe
  * while the others keep waiting; its success closes the circuit, its failure opens it for another
  * period at once.
  */

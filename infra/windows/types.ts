@@ -133,6 +133,14 @@ export interface WindowStore {
   takeDue(scope: string, queue: string, now: number, limit: number, lease?: Lease): Promise<string[]>;
   /** Removes these ids from a queue, whenever they are due (e.g. leases whose work is done). */
   unschedule(scope: string, queue: string, ids: string[]): Promise<void>;
+  /**
+   * Stores opaque values by id in a namespace (e.g. the work a queued id stands for, which may be
+   * far larger than an id can be); they stay until deleted.
+   */
+  putValues(scope: string, namespace: string, entries: { id: string; value: string }[]): Promise<void>;
+  /** The values of these ids, null where there is none, in the order asked. */
+  getValues(scope: string, namespace: string, ids: string[]): Promise<(string | null)[]>;
+  deleteValues(scope: string, namespace: string, ids: string[]): Promise<void>;
   /** Removes everything stored for an entity (GDPR delete, retired state). */
   deleteEntity(entity: EntityRef): Promise<void>;
   /** Whether the store serves calls now (memory: not stopped by a journal error or closed; Redis: connected). */

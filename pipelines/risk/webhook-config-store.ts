@@ -10,6 +10,7 @@ import { RefreshingCache } from './refreshing-cache.js';
 const CACHE_MS = 5_000;
 
 export interface WebhookConfig {
+  /** '' when the configuration says no webhook (PUT with url null). */
   url: string;
   /** The signing secret (the delivery pipeline signs with it), or '' when none was given. */
   secret: string;
@@ -18,8 +19,9 @@ export interface WebhookConfig {
   updated_at: string;
 }
 
-/** What the API answers: everything but the secret. */
-export const publicView = (c: WebhookConfig | null) => (c ? { url: c.url, events: c.events, enabled: c.enabled, has_secret: c.secret !== '', updated_at: c.updated_at } : null);
+/** What the API answers: everything but the secret; before any configuration, no webhook. */
+export const publicView = (c: WebhookConfig | null) =>
+  c ? { url: c.url === '' ? null : c.url, events: c.events, enabled: c.enabled, has_secret: c.secret !== '', updated_at: c.updated_at } : { url: null, events: [], enabled: false, has_secret: false };
 
 /**
  * Each organization's risk webhook configuration (`risk_webhooks`, newest version wins). The
@@ -54,11 +56,16 @@ export class WebhookConfigStore {
     return row ? { ...row, enabled: Number(row.enabled) === 1, updated_at: fromClickHouseTime(row.updated_at) } : null;
   }
 
-  /** Replaces the configuration; a PUT without secret keeps the stored one. */
+  /**
+   * Replaces the configuration; a PUT without secret keeps the stored one. A PUT that changes
+   * nothing keeps `updated_at`, so what GET answered, sent back, answers the same.
+   */
   async put(orgId: string, req: WebhookConfigRequest): Promise<WebhookConfig> {
     const before = await this.current(orgId);
     const now = this.clock.now();
-    const value: WebhookConfig = { url: req.url, secret: req.secret ?? before?.secret ?? '', events: [...new Set(req.events)], enabled: req.enabled, updated_at: new Date(now).toISOString() };
+    const content = { url: req.url ?? '', secret: req.secret ?? before?.secret ?? '', events: [...new Set(req.events)], enabled: req.enabled };
+    const unchanged = before !== null && JSON.stringify(content) === JSON.stringify({ url: before.url, secret: before.secret, events: before.events, enabled: before.enabled });
+    const value: WebhookConfig = { ...content, updated_at: unchanged ? before.updated_at : new Date(now).toISOString() };
     await this.onChange?.(orgId, before?.url, value);
     this.version = Math.max(this.version + 1, now * 1000);
     await this.analytics.insert({ table: 'risk_webhooks', format: 'JSONEachRow', values: [{ org_id: orgId, ...value, enabled: value.enabled ? 1 : 0, version: this.version }] });

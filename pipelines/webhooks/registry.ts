@@ -5,6 +5,7 @@ import type { EventName } from '../../domain/webhooks/catalogue.js';
 import type { RegistrationFilter } from '../../domain/webhooks/filter.js';
 import type { SigningSecrets } from '../../domain/webhooks/signing.js';
 import type { SecretBox } from './secret-box.js';
+import { QuotaExceededError } from '../../domain/quotas.js';
 
 /**
  * Webhook registrations and each organization's catch-all address, in ClickHouse (one row per
@@ -53,7 +54,12 @@ export interface Registration {
   previous_secret: string | null;
   /** Until when (ms) the previous secret signs too. */
   previous_until: number | null;
+  /** Set on the registrations the risk webhook configuration keeps (absent on records written before it existed). */
+  managed_by?: ManagedBy | null;
 }
+
+/** Who keeps a registration besides its organization's own calls. */
+export type ManagedBy = 'risk_webhook_config';
 
 export interface RegistrationInput {
   event: EventName;
@@ -72,6 +78,7 @@ export interface RegistrationChange {
   auto_payload?: Record<string, unknown> | null;
   standard_webhooks?: boolean;
   enabled?: boolean;
+  managed_by?: ManagedBy | null;
 }
 
 /** What a registration answers (CONTRACTS.md 7): never a secret, only whether there is one. */
@@ -90,8 +97,12 @@ export function presentRegistration(r: Registration, now: number) {
     secret_rotation_ends_at: rotating ? new Date(r.previous_until!).toISOString() : null,
     disabled_reason: r.disabled_reason,
     updated_at: r.updated_at,
+    managed_by: r.managed_by ?? null,
   };
 }
+
+/** The fields of a registration that change it (all but the bookkeeping of `updated_at`). */
+const sameContent = (a: Registration, b: Registration): boolean => JSON.stringify({ ...a, updated_at: '' }) === JSON.stringify({ ...b, updated_at: '' });
 
 interface OrgEntry {
   at: number;
@@ -99,7 +110,7 @@ interface OrgEntry {
   catchAll: string | null;
 }
 
-export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: SecretBox }) {
+export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: SecretBox; maxPerOrg: number }) {
   const { analytics, clock, box } = deps;
   const cache = new Map<string, OrgEntry>();
   const loading = new Map<string, Promise<OrgEntry>>();
@@ -157,7 +168,9 @@ export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: 
   }
 
   return {
-    async create(orgId: string, input: RegistrationInput): Promise<Registration> {
+    /** Creates a registration; QuotaExceededError past WEBHOOK_REGISTRATIONS_PER_ORG (counted in this process's view, so processes racing may pass it by a few). */
+    async create(orgId: string, input: RegistrationInput, managedBy: ManagedBy | null = null): Promise<Registration> {
+      if ((await entry(orgId)).registrations.size >= deps.maxPerOrg) throw new QuotaExceededError(deps.maxPerOrg, 'webhook registrations', 'WEBHOOK_REGISTRATIONS_PER_ORG');
       const now = new Date(clock.now()).toISOString();
       const r: Registration = {
         id: `wh_${randomBytes(12).toString('hex')}`,
@@ -174,9 +187,17 @@ export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: 
         secret: input.secret ? box.seal(input.secret) : null,
         previous_secret: null,
         previous_until: null,
+        managed_by: managedBy,
       };
       await write(r);
       return r;
+    },
+
+    /** A page of the organization's registrations in id order, starting after `after`; `next` is the last id when more follow. */
+    async list(orgId: string, opts: { limit: number; after?: string }): Promise<{ page: Registration[]; next: string | null }> {
+      const sorted = [...(await entry(orgId)).registrations.values()].filter((r) => opts.after === undefined || r.id > opts.after).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const page = sorted.slice(0, opts.limit);
+      return { page, next: sorted.length > opts.limit ? page[page.length - 1]!.id : null };
     },
 
     async get(orgId: string, id: string): Promise<Registration | undefined> {
@@ -197,8 +218,11 @@ export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: 
       const { secret, enabled, ...plain } = change;
       const next: Registration = { ...r, ...plain, updated_at: new Date(clock.now()).toISOString() };
       if (secret !== undefined) Object.assign(next, { secret: secret === null ? null : box.seal(secret), previous_secret: null, previous_until: null });
-      if (enabled !== undefined) Object.assign(next, { enabled, disabled_reason: null });
+      // Only a change of `enabled` clears the service's reason: sending back what GET answered keeps it.
+      if (enabled !== undefined && enabled !== r.enabled) Object.assign(next, { enabled, disabled_reason: null });
       if (next.standard_webhooks && next.secret === null) throw new RegistrationConflict('standard_webhooks needs a secret');
+      // A change that changes nothing writes nothing: a GET sent back answers the same registration.
+      if (sameContent(next, r)) return r;
       await write(next);
       return next;
     },

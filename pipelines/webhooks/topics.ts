@@ -25,13 +25,20 @@ export const deliveryJobSchema = z.strictObject({
   attempt: z.number().int().min(1),
   /** Set by a redeliver request: the target is attempted even while disabled. */
   manual: z.boolean().optional(),
+  /** Set by a redeliver request on its first attempt only: sent even while the circuit is open. */
+  bypass_circuit: z.boolean().optional(),
+  /**
+   * The attempt number a redelivery started at: attempts keep counting up through the log, and the
+   * redelivery's retries are counted from here (a fresh budget of retries).
+   */
+  retry_from: z.number().int().min(1).optional(),
 });
 export type DeliveryJob = z.infer<typeof deliveryJobSchema>;
 
 export const jobKey = (job: Pick<DeliveryJob, 'org_id' | 'target'>): string => `${job.org_id}:${job.target}`;
 
 /** Appends jobs to `webhook.deliveries`; resolves once the log holds them. */
-export async function publishJobs(platform: Platform, jobs: DeliveryJob[]): Promise<void> {
+export async function publishJobs(platform: Pick<Platform, 'bus' | 'codec'>, jobs: DeliveryJob[]): Promise<void> {
   if (jobs.length === 0) return;
   const messages = await Promise.all(jobs.map(async (job) => ({ key: jobKey(job), value: await platform.codec.encode(DELIVERIES_TOPIC, job) })));
   await platform.bus.send(DELIVERIES_TOPIC, messages);

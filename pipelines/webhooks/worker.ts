@@ -10,6 +10,7 @@ import type { AttemptRecord, DeliveryLog } from './delivery-log.js';
 import type { Sender } from './sender.js';
 import type { RetrySchedule, ScheduledJob } from './retry-schedule.js';
 import type { Health } from './health.js';
+import { circuitKey, type CircuitBoard } from './circuit-board.js';
 import { mapLimit } from '../../infra/map-limit.js';
 
 /**
@@ -30,6 +31,7 @@ export interface WorkerDeps {
   sender: Sender;
   schedule: RetrySchedule;
   health: Health;
+  board: CircuitBoard;
 }
 
 interface Outcome {
@@ -51,7 +53,7 @@ function workerMetrics(registry: Registry) {
 }
 
 export function createAttempter(deps: WorkerDeps) {
-  const { registry, sender, health } = deps;
+  const { registry, sender, health, board } = deps;
   const { clock, config, log } = deps.platform;
 
   const record = (job: DeliveryJob, url: string, status: AttemptRecord['status'], error: string | null, at: number, next?: ScheduledJob): Outcome => ({
@@ -68,9 +70,14 @@ export function createAttempter(deps: WorkerDeps) {
     if (!url) return record(job, '', 'skipped', catchAll ? 'the organization has no catch-all address' : 'the registration was deleted', now);
     if (registration && !registration.enabled && !job.manual) return record(job, url, 'skipped', `target disabled: ${registration.disabled_reason ?? 'by its owner'}`, now);
 
-    const defer = (release: number) => record(job, url, 'deferred', 'circuit open for this URL', now, { job, dueAt: release + Math.floor(Math.random() * RELEASE_SPREAD_MS) });
-    const release = health.releaseAt(url, now);
-    if (release > now) return defer(release);
+    const key = circuitKey(job.org_id, url);
+    const defer = (release: number) => record(job, url, 'deferred', 'circuit open for this organization and URL', now, { job, dueAt: release + Math.floor(Math.random() * RELEASE_SPREAD_MS) });
+    const bypass = job.bypass_circuit === true;
+    if (!bypass && health.releaseAt(key, now) > now) {
+      // A reset asked over the API (DELETE /webhooks/{id}/circuit) since the circuit opened closes it here too.
+      const resetAt = await board.resetAt(key);
+      if (resetAt === null || !health.resetIfAskedSince(key, resetAt)) return defer(health.releaseAt(key, now));
+    }
 
     const body = Buffer.from(JSON.stringify({ delivery_id: job.delivery_id, event: job.event, timestamp: job.timestamp, payload: job.payload }));
     const secrets = registration ? registry.secrets(registration) : null;
@@ -84,21 +91,25 @@ export function createAttempter(deps: WorkerDeps) {
     let heldUntil = 0;
     const res = await sender.send(url, body, headers, () => {
       const t = clock.now();
-      heldUntil = health.admit(url, t);
-      return heldUntil <= t;
+      heldUntil = health.admit(key, t);
+      return bypass || heldUntil <= t;
     });
     if (res === null) return defer(heldUntil);
     const at = clock.now();
     const ok = isSuccess(res);
-    const { disable } = health.record(url, registration ? `${job.org_id}:${job.target}` : null, ok, at);
+    const { disable, circuit } = health.record(key, registration ? `${job.org_id}:${job.target}` : null, ok, at);
+    if (circuit) await board.write(key, circuit, at);
     if (registration && ok && !registration.enabled) await registry.setHealth(job.org_id, job.target, true, null);
     if (registration && disable && registration.enabled) {
       const reason = `deliveries failed without a success for ${config.WEBHOOK_DISABLE_AFTER_MS} ms`;
       await registry.setHealth(job.org_id, job.target, false, reason);
       log.warn({ org: job.org_id, webhook: job.target }, 'webhook target disabled after persistent failures');
     }
-    const nextAt = ok || res.refused ? null : nextAttemptAt({ attempt: job.attempt, result: res, retryAfter: res.retryAfter, now: at, random: Math.random(), baseMs: config.WEBHOOK_RETRY_BASE_MS });
-    const next = nextAt === null ? undefined : { job: { ...job, attempt: job.attempt + 1 }, dueAt: nextAt };
+    // A redelivery's retries count from its own first attempt.
+    const nth = job.attempt - (job.retry_from ?? 1) + 1;
+    const nextAt = ok || res.refused ? null : nextAttemptAt({ attempt: nth, result: res, retryAfter: res.retryAfter, now: at, random: Math.random(), baseMs: config.WEBHOOK_RETRY_BASE_MS });
+    // The circuit is bypassed once: the retries of a redelivery wait for it like any other.
+    const next = nextAt === null ? undefined : { job: { ...job, attempt: job.attempt + 1, bypass_circuit: undefined }, dueAt: nextAt };
     return {
       record: {
         job,

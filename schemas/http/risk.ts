@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signingSecret } from './webhooks.js';
 
 /**
  * Wire schemas of the risk check service (Document 1 part C, CONTRACTS.md sections 2 and 5): the
@@ -235,24 +236,40 @@ export const storedScoringConfigSchema = scoringConfigSchema.safeExtend({ versio
 export const WEBHOOK_EVENTS = ['risk.high', 'risk.low'] as const;
 export const webhookConfigRequestSchema = z
   .strictObject({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048),
-    secret: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
-    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(2),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048).nullable().meta({ description: 'null: no risk webhook (enabled must then be false)' }),
+    secret: signingSecret.optional().meta({ description: 'Signing secret of 8 to 256 characters; left out, the stored one stays', example: 'whsec-4f1a2b' }),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).max(2),
     enabled: z.boolean().default(true),
+    has_secret: z.boolean().optional(),
+    updated_at: z.string().optional(),
   })
-  .meta({ id: 'RiskWebhookConfigRequest' });
+  .superRefine((c, ctx) => {
+    if (!c.enabled) return;
+    if (c.url === null) ctx.addIssue({ code: 'custom', path: ['url'], message: 'is required while enabled' });
+    if (c.events.length === 0) ctx.addIssue({ code: 'custom', path: ['events'], message: 'must name at least one event while enabled' });
+  })
+  .transform(({ has_secret: _h, updated_at: _u, ...config }) => config)
+  .meta({
+    id: 'RiskWebhookConfigRequest',
+    description:
+      'Replaces the whole configuration. What GET answers may be sent back as is: has_secret and updated_at are read-only and ignored. {url: null, events: [], enabled: false} (what GET answers before any configuration) removes the risk webhook.',
+    example: { url: 'https://example.com/hooks/risk', secret: 'whsec-4f1a2b', events: ['risk.high'], enabled: true },
+  });
 export type WebhookConfigRequest = z.infer<typeof webhookConfigRequestSchema>;
 
 export const webhookConfigSchema = z
   .object({
-    url: z.string(),
+    url: z.string().nullable(),
     events: z.array(z.enum(WEBHOOK_EVENTS)),
     enabled: z.boolean(),
     has_secret: z.boolean(),
-    updated_at: z.string(),
+    updated_at: z.string().optional().meta({ description: 'Absent before the first PUT' }),
   })
-  .nullable()
-  .meta({ id: 'RiskWebhookConfig', description: 'null before the first PUT; the secret is never returned' });
+  .meta({
+    id: 'RiskWebhookConfig',
+    description: 'Before the first PUT: {url: null, events: [], enabled: false, has_secret: false}; the secret is never returned',
+    example: { url: 'https://example.com/hooks/risk', events: ['risk.high'], enabled: true, has_secret: true, updated_at: '2026-01-01T12:00:00.000Z' },
+  });
 
 export const riskErrorBodySchema = z
   .object({

@@ -29,7 +29,11 @@ const registrableEvent = z
   })
   .meta({ description: 'A registrable event name or alias (workflow.started etc.); stored under its catalogue name', example: 'workflow_run_completed' });
 
-const secret = z.string().min(16, 'must be at least 16 characters').max(256).meta({ description: 'Signing secret; never returned. With standard_webhooks it must be whsec_ followed by base64 of at least 24 bytes' });
+export const SECRET_MIN = 8;
+export const SECRET_MAX = 256;
+/** A signing secret the integrator brings: any 8 to 256 characters (risk webhook configuration too). */
+export const signingSecret = z.string().min(SECRET_MIN, `must be ${SECRET_MIN} to ${SECRET_MAX} characters`).max(SECRET_MAX, `must be ${SECRET_MIN} to ${SECRET_MAX} characters`);
+const secret = signingSecret.meta({ description: 'Signing secret of 8 to 256 characters; never returned. With standard_webhooks it must be whsec_ followed by base64 of at least 24 bytes', example: 'sec-4f1a2b-main' });
 
 export const filterSchema = z
   .strictObject({
@@ -59,11 +63,29 @@ export const registrationBody = z
     if (b.standard_webhooks && !b.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'is required with standard_webhooks' });
     needsStandardSecret(b, ctx);
   })
-  .meta({ id: 'WebhookRegistrationRequest' });
+  .meta({
+    id: 'WebhookRegistrationRequest',
+    description: 'auto_payload is bounded by WEBHOOK_AUTO_PAYLOAD_LIMIT_BYTES, registrations per organization by WEBHOOK_REGISTRATIONS_PER_ORG (each a 400 naming it)',
+    example: { event: 'workflow_run_completed', url: 'https://example.com/hooks/weir', secret: 'sec-4f1a2b-main', auto_payload: { tenant: 't-42' } },
+  });
 export type RegistrationBody = z.output<typeof registrationBody>;
+
+const managedBy = z.enum(['risk_webhook_config']).nullable().meta({ description: 'risk_webhook_config: kept by PUT /v1/webhooks/config (changes made here are overwritten by its next PUT); null: the organization\'s own' });
+
+/** Fields GET answers that a PATCH may send back; they are ignored, so a registration read is a valid change. */
+const readOnly = {
+  id: z.string().optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+  has_secret: z.boolean().optional(),
+  secret_rotation_ends_at: z.string().nullable().optional(),
+  disabled_reason: z.string().nullable().optional(),
+  managed_by: managedBy.optional(),
+};
 
 export const registrationPatch = z
   .strictObject({
+    ...readOnly,
     event: registrableEvent.optional(),
     url: httpUrl.optional(),
     secret: secret.nullable().optional().meta({ description: 'A new secret replaces the old at once (use rotate-secret for a grace period); null removes it' }),
@@ -73,7 +95,12 @@ export const registrationPatch = z
     enabled: z.boolean().optional(),
   })
   .superRefine(needsStandardSecret)
-  .meta({ id: 'WebhookRegistrationPatch' });
+  .transform(({ id: _id, created_at: _c, updated_at: _u, has_secret: _h, secret_rotation_ends_at: _s, disabled_reason: _d, managed_by: _m, ...change }) => change)
+  .meta({
+    id: 'WebhookRegistrationPatch',
+    description: 'Fields left out keep their value. What GET answers may be sent back as is: its read-only fields (id, created_at, updated_at, has_secret, secret_rotation_ends_at, disabled_reason, managed_by) are ignored.',
+    example: { url: 'https://example.com/hooks/weir', filter: null, auto_payload: { tenant: 't-42' }, enabled: true },
+  });
 export type RegistrationPatch = z.output<typeof registrationPatch>;
 
 export const rotateSecretBody = z
@@ -97,8 +124,57 @@ export const registrationSchema = z
     secret_rotation_ends_at: z.string().nullable().meta({ description: 'While set, the previous secret still signs too' }),
     disabled_reason: z.string().nullable().meta({ description: 'Why the service disabled the target, when it did' }),
     updated_at: z.string(),
+    managed_by: managedBy,
   })
   .meta({ id: 'WebhookRegistration' });
+
+export const registrationsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: 'Registrations per page' }),
+  cursor: z.string().max(64).optional().meta({ description: 'next_cursor of the previous page' }),
+});
+
+export const registrationsPage = z
+  .object({
+    data: z.array(registrationSchema),
+    next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
+  })
+  .meta({
+    id: 'WebhookRegistrations',
+    example: {
+      data: [
+        {
+          id: 'wh_3f9c1a0b5d7e2f4a6c8e0b1d',
+          event: 'risk.high',
+          url: 'https://example.com/hooks/risk',
+          filter: null,
+          auto_payload: null,
+          enabled: true,
+          created_at: '2026-01-01T12:00:00.000Z',
+          has_secret: true,
+          standard_webhooks: false,
+          secret_rotation_ends_at: null,
+          disabled_reason: null,
+          updated_at: '2026-01-01T12:00:00.000Z',
+          managed_by: 'risk_webhook_config',
+        },
+      ],
+      next_cursor: 'wh_3f9c1a0b5d7e2f4a6c8e0b1d',
+    },
+  });
+
+export const circuitSchema = z
+  .object({
+    url: z.string(),
+    state: z.enum(['closed', 'open', 'half_open']).meta({ description: 'open: deliveries to this URL from this organization wait until open_until; half_open: one probe goes out, the rest wait for its answer' }),
+    consecutive_failures: z.number().int(),
+    open_until: z.string().nullable(),
+    recorded_at: z.string().nullable().meta({ description: 'When a delivery worker last recorded the state; null while closed' }),
+  })
+  .meta({
+    id: 'WebhookCircuit',
+    description: 'The circuit of the registration\'s organization and URL, as the delivery workers last recorded it (each worker process also counts failures of its own)',
+    example: { url: 'https://example.com/hooks/weir', state: 'open', consecutive_failures: 3, open_until: '2026-01-01T12:05:00.000Z', recorded_at: '2026-01-01T12:00:00.000Z' },
+  });
 
 export const eventBody = z
   .strictObject({

@@ -328,6 +328,14 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         expect(await store.takeDue(scope, 'dirty', 100, 10)).toEqual(['c']);
       });
 
+      it('re-queues what it takes under a lease on the same queue, so an entry not unscheduled comes back', async () => {
+        await store.schedule(scope, 'retry', [{ id: 'j1', dueAt: 10 }, { id: 'j2', dueAt: 20 }]);
+        expect(await store.takeDue(scope, 'retry', 100, 10, { queue: 'retry', dueAt: 1_000, prefix: '' })).toEqual(['j1', 'j2']);
+        expect(await store.takeDue(scope, 'retry', 999, 10)).toEqual([]);
+        await store.unschedule(scope, 'retry', ['j1']);
+        expect(await store.takeDue(scope, 'retry', 1_000, 10)).toEqual(['j2']);
+      });
+
       it('keeps queues of scopes and names apart', async () => {
         await store.schedule(scope, 'flush', [{ id: 'x', dueAt: 1 }]);
         await store.schedule(`${scope}-b`, 'flush', [{ id: 'x', dueAt: 1 }]);
@@ -335,6 +343,19 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
         expect(await store.takeDue(scope, 'flush', 10, 10)).toEqual(['x']);
         expect(await store.takeDue(`${scope}-b`, 'flush', 10, 10)).toEqual(['x']);
         expect(await store.takeDue(scope, 'other', 10, 10)).toEqual(['z']);
+      });
+    });
+
+    describe('values', () => {
+      it('stores values far larger than a key, answers them in the order asked, null where absent, and deletes them', async () => {
+        const big = 'x'.repeat(1_048_576);
+        await store.putValues(scope, 'jobs', [{ id: 'a', value: big }, { id: 'b', value: '{"n":1}' }]);
+        await store.putValues(`${scope}-b`, 'jobs', [{ id: 'a', value: 'other scope' }]);
+        expect(await store.getValues(scope, 'jobs', ['b', 'missing', 'a'])).toEqual(['{"n":1}', null, big]);
+        expect(await store.getValues(scope, 'other', ['a'])).toEqual([null]);
+        await store.deleteValues(scope, 'jobs', ['a']);
+        expect(await store.getValues(scope, 'jobs', ['a', 'b'])).toEqual([null, '{"n":1}']);
+        expect(await store.getValues(`${scope}-b`, 'jobs', ['a'])).toEqual(['other scope']);
       });
     });
 

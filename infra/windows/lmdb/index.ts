@@ -300,6 +300,24 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
         return chunk;
       });
     },
+    async putValues(scope, namespace, entries) {
+      if (entries.length === 0) return;
+      await writeChunked(entries, (chunk) => {
+        for (const e of chunk) writes.put([KEYSPACES.value, scope, namespace, e.id], e.value);
+        return chunk;
+      });
+    },
+    async getValues(scope, namespace, ids) {
+      if (stopped) throw stopped;
+      return ids.map((id) => (writes.get([KEYSPACES.value, scope, namespace, id]) as string | undefined) ?? null);
+    },
+    async deleteValues(scope, namespace, ids) {
+      if (ids.length === 0) return;
+      await writeChunked(ids, (chunk) => {
+        for (const id of chunk) writes.remove([KEYSPACES.value, scope, namespace, id]);
+        return chunk;
+      });
+    },
     async deleteEntity(entity) {
       await write(() => writes.remove([KEYSPACES.entity, entity.scope, entity.id]));
     },

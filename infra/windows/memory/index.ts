@@ -77,6 +77,18 @@ export async function createMemoryWindowStore(opts: MemoryWindowStoreOptions = {
       usable();
       state.unschedule(scope, queue, ids);
     },
+    async putValues(scope, namespace, entries) {
+      usable();
+      state.putValues(scope, namespace, entries);
+    },
+    async getValues(scope, namespace, ids) {
+      usable();
+      return state.getValues(scope, namespace, ids);
+    },
+    async deleteValues(scope, namespace, ids) {
+      usable();
+      state.deleteValues(scope, namespace, ids);
+    },
     async deleteEntity(entity) {
       usable();
       state.deleteEntity(entity);

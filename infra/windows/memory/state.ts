@@ -74,6 +74,7 @@ export class WindowState {
   private readonly onces = new EventIds();
   private readonly claims = new ExpiringIds();
   private readonly queues = new Map<string, Map<string, number>>();
+  private readonly values = new Map<string, string>();
 
   constructor(private readonly opts: StateOptions) {}
 
@@ -145,6 +146,18 @@ export class WindowState {
     if (!q) return;
     for (const id of ids) q.delete(id);
     if (q.size === 0) this.queues.delete(key);
+  }
+
+  putValues(scope: string, namespace: string, entries: { id: string; value: string }[]): void {
+    for (const e of entries) this.values.set(keyOf(scope, namespace, e.id), e.value);
+  }
+
+  getValues(scope: string, namespace: string, ids: string[]): (string | null)[] {
+    return ids.map((id) => this.values.get(keyOf(scope, namespace, id)) ?? null);
+  }
+
+  deleteValues(scope: string, namespace: string, ids: string[]): void {
+    for (const id of ids) this.values.delete(keyOf(scope, namespace, id));
   }
 
   deleteEntity(entity: EntityRef): void {

@@ -58,6 +58,7 @@ const esc = (s: string): string => (SPECIAL.test(s) ? s.replace(/[%:{}]/g, (c) =
  *   <prefix>i:{<scope>}:<L>:<slot>       meta HASH of a time slot of the scope's event ids (b, n)
  *   <prefix>i:{<scope>}:<L>:<slot>:<b>   HASH: 8-byte digest of an event id -> 0 reserved, 1 applied
  *   <prefix>q:{<scope>}:<queue>          ZSET of entity ids scored by due time
+ *   <prefix>v:{<scope>}:<ns>:<id>        STRING: an opaque value (putValues); one slot per scope, so MGET serves a scope
  *   <prefix>c:<scope>:<namespace>:<id>   intake claim; each its own slot, so claims spread
  */
 function keys(prefix: string) {
@@ -69,6 +70,7 @@ function keys(prefix: string) {
     ids: (scope: string, slotMs: number): string => `${prefix}i:{${esc(scope)}}:${slotMs}:`,
     queue: (scope: string, queue: string): string => `${prefix}q:{${esc(scope)}}:${esc(queue)}`,
     claim: (scope: string, ns: string, id: string): string => `${prefix}c:${esc(scope)}:${esc(ns)}:${esc(id)}`,
+    value: (scope: string, ns: string, id: string): string => `${prefix}v:{${esc(scope)}}:${esc(ns)}:${esc(id)}`,
   };
 }
 
@@ -80,6 +82,8 @@ function keys(prefix: string) {
  */
 const APPLY_WEIGHT = 500;
 const CLAIM_CHUNK = 500;
+/** Bytes of values per MSET, so one command does not hold the server long. */
+const VALUE_CHUNK_BYTES = 4 * 1024 * 1024;
 /**
  * Ids per reserve script: a new id costs a lookup in every slot of its window (about 16 µs of
  * Redis under load), so a script of 500 held the server 8 ms (SLOWLOG); 100 keep it near 2 ms.
@@ -302,6 +306,20 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       if (ids.length === 0) return;
       await queuesReady();
       await Promise.all(chunkBySize(ids, () => 1, CLAIM_CHUNK).map((chunk) => redis.zrem(key.queue(scope, queue), ...chunk)));
+    },
+    async putValues(scope, namespace, entries) {
+      // MSET is atomic in one slot: all values of a call or none.
+      for (const chunk of chunkBySize(entries, (e) => e.value.length + 64, VALUE_CHUNK_BYTES)) {
+        await redis.mset(...chunk.flatMap((e) => [key.value(scope, namespace, e.id), e.value]));
+      }
+    },
+    async getValues(scope, namespace, ids) {
+      const answers: (string | null)[] = [];
+      for (const chunk of chunkBySize(ids, () => 1, CLAIM_CHUNK)) answers.push(...(await redis.mget(...chunk.map((id) => key.value(scope, namespace, id)))));
+      return answers;
+    },
+    async deleteValues(scope, namespace, ids) {
+      await Promise.all(chunkBySize(ids, () => 1, CLAIM_CHUNK).map((chunk) => redis.unlink(...chunk.map((id) => key.value(scope, namespace, id)))));
     },
     async deleteEntity(entity) {
       // Event ids stay until their TTL: they guard against redelivery, and hold no entity data.
