@@ -18,7 +18,7 @@ const OUTPUT = new Set([
   'date_time_output_format', 'extremes',
 ]);
 /** Limits a query may lower; the session applies the smaller of the asked value and the server's cap. */
-export const LOWERABLE = new Set(['max_execution_time', 'max_result_rows', 'max_result_bytes', 'max_memory_usage']);
+const LOWERABLE = new Set(['max_execution_time', 'max_result_rows', 'max_result_bytes', 'max_memory_usage']);
 /** Values of an output setting are short words or numbers, never a path or a template. */
 const VALUE = /^[A-Za-z0-9_.,;:|+\- ]{0,32}$/;
 
