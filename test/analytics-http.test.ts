@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -171,6 +171,46 @@ describe('analytics HTTP interface', () => {
     expect(await native.text()).toMatch(/NOT_IMPLEMENTED/);
     const unknown = await fetch(`${server.url}/`, { method: 'POST', headers: { ...headers, 'Content-Encoding': 'lz4' }, body: 'SELECT 1' });
     expect(unknown.headers.get('x-clickhouse-exception-code')).toBe('89');
+  });
+
+  it("refuses every setting outside the allowlist with a 400 naming it: the issue's format_template_row file read returns no file content", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-analytics-secret-'));
+    const secretFile = path.join(dir, 'decision-signing.key');
+    const secret = 'KNOWN-SECRET-7f3a9c1e';
+    await writeFile(secretFile, `${secret}\n`);
+    const auth = `user=analyst&password=${encodeURIComponent('s3cret:with-colon')}`;
+    const attack = await fetch(`${server.url}/?${auth}&default_format=Template&format_template_row=${encodeURIComponent(secretFile)}`, { method: 'POST', body: 'SELECT 1' });
+    const text = await attack.text();
+    expect(attack.status).toBe(400);
+    expect(text).toMatch(/Setting 'format_template_row' is not allowed/);
+    expect(text).not.toContain(secret);
+    expect(JSON.stringify([...attack.headers])).not.toContain(secret);
+    for (const name of ['format_template_resultset', 'format_schema', 'output_format_schema', 'input_format_avro_schema_registry_url', 'user_files_path', 'format_template_rows_between_delimiter', 'readonly', 'max_threads', 'allow_ddl']) {
+      const res = await fetch(`${server.url}/?${auth}&${name}=${encodeURIComponent(name === 'readonly' ? '0' : secretFile)}`, { method: 'POST', body: 'SELECT 1' });
+      const body = await res.text();
+      expect(res.status, name).toBe(400);
+      expect(body, name).toContain(`'${name}'`);
+      expect(body, name).not.toContain(secret);
+    }
+    // An allowed output setting still works, and a path in its value is refused.
+    const quoted = await analyst.query({ query: 'SELECT toUInt64(7) AS n', format: 'JSONEachRow', clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
+    expect(await quoted.json()).toEqual([{ n: 7 }]);
+    const pathValue = await fetch(`${server.url}/?${auth}&format_csv_delimiter=${encodeURIComponent(secretFile)}`, { method: 'POST', body: 'SELECT 1' });
+    expect(pathValue.status).toBe(400);
+    expect(await pathValue.text()).toContain("'format_csv_delimiter'");
+  });
+
+  it('cleans engine errors of the values they would quote from a table, keeping what the query itself says', async () => {
+    await writer.command({ query: 'CREATE TABLE IF NOT EXISTS vault (v String) ENGINE = MergeTree ORDER BY v' });
+    await writer.insert({ table: 'vault', format: 'JSONEachRow', values: [{ v: 'classified-value-4711' }] });
+    const res = await fetch(`${server.url}/?user=analyst&password=${encodeURIComponent('s3cret:with-colon')}`, { method: 'POST', body: 'SELECT toInt32(v) FROM vault' });
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text).toMatch(/^Code: 6\. DB::Exception: Cannot parse string '…' as Int32.*\(CANNOT_PARSE_TEXT\)\n$/s);
+    expect(text).not.toContain('classified');
+    // A literal of the client's own query is still named.
+    const own = await fetch(`${server.url}/?user=analyst&password=${encodeURIComponent('s3cret:with-colon')}`, { method: 'POST', body: "SELECT toInt32('not-a-number')" });
+    expect(await own.text()).toContain("'not-a-number'");
   });
 
   it('reports the engine errors of a bad query with their status', async () => {

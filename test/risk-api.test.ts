@@ -358,9 +358,9 @@ describe('challenges', () => {
     const [stored] = await rows('SELECT code_hash FROM risk_challenges WHERE challenge_id = {id:String}', { id: issued.body.challenge_id });
     expect(String(stored!.code_hash)).not.toContain(issued.body.dev_code);
     const wrong = issued.body.dev_code === '000000' ? '000001' : '000000';
-    expect(await c.verify({ challenge_id: issued.body.challenge_id, code: wrong })).toEqual({ status: 400, body: { verified: false, error: 'invalid_code' } });
+    expect(await c.verify({ challenge_id: issued.body.challenge_id, code: wrong })).toEqual({ status: 400, body: { verified: false, error: 'invalid_code', reason: 'mismatch', message: 'wrong code: 4 attempts left', attempts_left: 4 } });
     expect(await c.verify({ challenge_id: issued.body.challenge_id, code: issued.body.dev_code })).toEqual({ status: 200, body: { verified: true, decision: { outcome: 'allow', reasons: ['Challenge verified'] } } });
-    expect((await c.verify({ challenge_id: issued.body.challenge_id, code: issued.body.dev_code })).status).toBe(400);
+    expect((await c.verify({ challenge_id: issued.body.challenge_id, code: issued.body.dev_code })).body).toMatchObject({ verified: false, error: 'invalid_code', reason: 'used', message: 'the code was already used' });
     await waitFor(() => rows('SELECT outcome FROM risk_overrides FINAL WHERE org_id = {org:String} AND request_id = {id:String}', { org, id: body.request_id }), (r) => r.length === 1);
   });
 
@@ -370,12 +370,14 @@ describe('challenges', () => {
     const issue = () => c.issue({ challenge_type: 'phone_otp', phone: '+447911123456', request_id: body.request_id });
     const late = (await issue()).body;
     clock.advance(10 * 60_000);
-    expect((await c.verify({ challenge_id: late.challenge_id, code: late.dev_code })).status).toBe(400);
+    expect((await c.verify({ challenge_id: late.challenge_id, code: late.dev_code })).body).toMatchObject({ verified: false, error: 'invalid_code', reason: 'expired', message: expect.stringMatching(/expired/) });
     clock.advance(-10 * 60_000);
-    const tried = (await issue()).body;
+    // Another check: with the clock set back, a new challenge of the first would be older than the late one it replaces.
+    const { body: second } = await c.check(base());
+    const tried = (await c.issue({ challenge_type: 'phone_otp', phone: '+447911123456', request_id: second.request_id })).body;
     const wrong = tried.dev_code === '000000' ? '000001' : '000000';
     for (let i = 0; i < 5; i++) expect((await c.verify({ challenge_id: tried.challenge_id, code: wrong })).status).toBe(400);
-    expect((await c.verify({ challenge_id: tried.challenge_id, code: tried.dev_code })).body).toEqual({ verified: false, error: 'invalid_code' });
+    expect((await c.verify({ challenge_id: tried.challenge_id, code: tried.dev_code })).body).toMatchObject({ verified: false, error: 'invalid_code', reason: 'exhausted', attempts_left: 0 });
     expect((await c.issue({ challenge_type: 'phone_otp', phone: '+447911123456', request_id: 'unknown' })).status).toBe(404);
     expect((await c.issue({ challenge_type: 'phone_otp', email: 'a@example.com', request_id: body.request_id })).status).toBe(400);
     expect((await c.verify({ challenge_id: tried.challenge_id, code: '12345' })).status).toBe(400);

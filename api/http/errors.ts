@@ -21,4 +21,7 @@ export const unauthorized = (message = 'missing or unknown API key') => new Http
 export const forbidden = (message = 'this API key may not act for this organization') => new HttpError(403, 'forbidden', message);
 export const notFound = (message: string) => new HttpError(404, 'not_found', message);
 export const conflict = (message: string, extra: Record<string, unknown> = {}) => new HttpError(409, 'conflict', message, extra);
+/** A one-time code's start over its per-user or per-address limit (one of START_LIMITS). */
+export const codeStartsLimited = (limit: { name: string; max: number; windowMs: number }) =>
+  new HttpError(429, 'rate_limited', `more than ${limit.max} codes per ${limit.windowMs / 60_000} minutes ${limit.name.replace('_', ' ')}; retry later`, { limit: limit.name });
 export const notImplemented = (message: string) => new HttpError(501, 'not_implemented', message);

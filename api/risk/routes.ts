@@ -21,7 +21,7 @@ import {
   whitelistRequestSchema,
 } from '../../schemas/http/risk.js';
 import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
-import { HttpError, notFound } from '../http/errors.js';
+import { codeStartsLimited, HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { serviceRouter } from '../http/service-router.js';
 import type { LaneRoute } from '../http/lane.js';
@@ -180,13 +180,14 @@ function routes(deps: RiskApiDeps): Route[] {
       method: 'post',
       path: '/v1/challenge/issue',
       summary: 'Send a one-time code for a step-up challenge of a check',
-      description: 'The code goes to the notifier (topic notifications.otp); it is stored only as a hash, expires after 10 minutes and allows 5 attempts. dev_code is present only with OTP_DEV_ECHO=true.',
+      description: "The code goes to the notifier (topic notifications.otp); it is stored only as a hash, expires after 10 minutes and allows 5 answers. A new challenge for the same check replaces the previous one. More than 5 challenges per user or 20 per destination (email or phone) in 10 minutes answer 429 with `limit` per_user or per_address. dev_code is present only with OTP_DEV_ECHO=true.",
       body: { schema: challengeIssueSchema },
-      responses: { 201: { description: 'Challenge', schema: challengeIssuedSchema }, ...errors, ...missing },
+      responses: { 201: { description: 'Challenge', schema: challengeIssuedSchema }, ...errors, ...missing, 429: { description: 'Too many challenges for this user or this destination', schema: riskErrorBodySchema } },
       handle: async (req, res, org) => {
         const body = parseOr400(challengeIssueSchema, req.body, 'challenge');
         const issued = await deps.challenges.issue(org, body);
         if (!issued) throw unknownRequest(body.request_id);
+        if ('refused' in issued) throw codeStartsLimited(issued.refused);
         res.status(201).json(issued);
       },
     },
@@ -195,7 +196,7 @@ function routes(deps: RiskApiDeps): Route[] {
       path: '/v1/challenge/verify',
       summary: 'Verify a one-time code; a verified challenge turns its check into allow',
       body: { schema: challengeVerifySchema },
-      responses: { 200: { description: 'Verified', schema: challengeVerifiedSchema }, 400: { description: "{verified: false, error: 'invalid_code'} for a wrong, expired, used or exhausted code; else a validation error", schema: challengeVerifiedSchema.or(riskErrorBodySchema) }, 401: errors[401], 403: errors[403] },
+      responses: { 200: { description: 'Verified', schema: challengeVerifiedSchema }, 400: { description: "{verified: false, error: 'invalid_code', reason, message, attempts_left} for a refused code, `reason` one of unknown, expired, used, replaced, exhausted, mismatch; else a validation error", schema: challengeVerifiedSchema.or(riskErrorBodySchema) }, 401: errors[401], 403: errors[403] },
       handle: async (req, res, org) => {
         const result = await deps.challenges.verify(org, parseOr400(challengeVerifySchema, req.body, 'challenge verification'));
         res.status(result.verified ? 200 : 400).json(result);

@@ -18,7 +18,7 @@ import {
   signInStarted,
   signInVerifyBody,
 } from '../../schemas/http/webhooks.js';
-import { HttpError, forbidden, notFound, notImplemented, unauthorized } from '../http/errors.js';
+import { HttpError, codeStartsLimited, forbidden, notFound, notImplemented, unauthorized } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { errors, orgOf, param, type Route } from './routes.js';
 
@@ -96,15 +96,16 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       method: 'post',
       path: '/sdk/auth/start',
       summary: 'Send a one-time sign-in code to an SDK user',
-      description: 'Answers the same whether or not the address belongs to a user.',
+      description: 'Answers the same whether or not the address belongs to a user. A new code replaces the previous one; more than 5 starts per address (email) or 20 per client address in 10 minutes answer 429 naming the limit.',
       authenticated: false,
       public: true,
       body: { schema: signInStartBody },
-      responses: { 202: { description: 'A code was sent if the user exists', schema: signInStarted }, 400: errors[400] },
+      responses: { 202: { description: 'A code was sent if the user exists', schema: signInStarted }, 400: errors[400], 429: { description: 'Too many codes started for this email or from this address (`limit`: per_user or per_address)', schema: errorBodySchema } },
       handle: async (req, res) => {
         const body = parseOr400(signInStartBody, req.body, 'sign-in');
-        const code = await users.startSignIn(body.org_id, body.email);
-        res.status(202).json({ sent: true, ...(platform.config.OTP_DEV_ECHO && code ? { dev_code: code } : {}) });
+        const started = await users.startSignIn(body.org_id, body.email, req.ip ?? 'unknown');
+        if ('refused' in started) throw codeStartsLimited(started.refused);
+        res.status(202).json({ sent: true, ...(platform.config.OTP_DEV_ECHO && started.code ? { dev_code: started.code } : {}) });
       },
     },
     {
@@ -117,7 +118,7 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       responses: {
         200: { description: 'The session', schema: sdkSessionSchema },
         400: errors[400],
-        401: { description: 'Wrong, used or expired code', schema: errorBodySchema },
+        401: { description: 'Wrong, used, replaced or expired code, or the 5 answers a code allows spent; the same for an unknown user', schema: errorBodySchema },
         501: { description: 'The server has no BEARER_SIGNING_SECRET', schema: errorBodySchema },
       },
       handle: async (req, res) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS, codeHash, codeMatches, formatCode, precheck } from './challenge.js';
+import { codeHash, codeMatches, formatCode } from './challenge.js';
+import { failureMessage } from '../one-time-codes.js';
 
 describe('one-time codes', () => {
   it('are 6 digits', () => {
@@ -16,9 +17,11 @@ describe('one-time codes', () => {
     expect(codeMatches('c2', '123456', h)).toBe(false);
   });
 
-  it('expire and run out of attempts', () => {
-    expect(precheck({ expiresAt: 1000, attempts: 0 }, 999)).toBeNull();
-    expect(precheck({ expiresAt: 1000, attempts: 0 }, 1000)).toBe('expired');
-    expect(precheck({ expiresAt: 1000, attempts: MAX_ATTEMPTS }, 0)).toBe('exhausted');
+  it('say why they were refused, with the attempts left', () => {
+    expect(failureMessage('mismatch', 3)).toBe('wrong code: 3 attempts left');
+    expect(failureMessage('mismatch', 1)).toBe('wrong code: 1 attempt left');
+    expect(failureMessage('mismatch', 0)).toMatch(/no attempts left/);
+    expect(failureMessage('used', 0)).toMatch(/already used/);
+    expect(failureMessage('expired', 0)).toMatch(/expired/);
   });
 });

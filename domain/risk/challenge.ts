@@ -2,10 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * One-time codes: 6 digits, kept only as a hash salted with the challenge id, compared in
- * constant time. A code lives CODE_TTL_MS and allows MAX_ATTEMPTS tries; a verified code is spent.
+ * constant time. A code lives CODE_TTL_MS; its attempts and starts are bounded as every one-time
+ * code's are (../one-time-codes.ts).
  */
 export const CODE_TTL_MS = 10 * 60_000;
-export const MAX_ATTEMPTS = 5;
 
 /** `random` is an integer in [0, 1e6) (crypto.randomInt in production). */
 export const formatCode = (random: number): string => String(random).padStart(6, '0');
@@ -16,13 +16,4 @@ export function codeMatches(challengeId: string, code: string, storedHash: strin
   const a = Buffer.from(codeHash(challengeId, code), 'hex');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-export type VerifyFailure = 'unknown' | 'expired' | 'exhausted' | 'used' | 'mismatch';
-
-/** Why a code is refused before it is compared (null: compare it). */
-export function precheck(c: { expiresAt: number; attempts: number }, now: number): VerifyFailure | null {
-  if (now >= c.expiresAt) return 'expired';
-  if (c.attempts >= MAX_ATTEMPTS) return 'exhausted';
-  return null;
 }

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { createClient } from '@clickhouse/client';
 import { createChdbAnalytics } from './chdb.js';
 import type { Analytics, Migration } from './types.js';
+import { makeConfigurationDurable } from './durable-tables.js';
 
 export interface AnalyticsOptions {
   /** HTTP address of a ClickHouse server; unset selects chDB in process. */
@@ -38,8 +39,8 @@ export async function createAnalytics(opts: AnalyticsOptions): Promise<Analytics
 }
 
 /**
- * Applies migrations in order at every start-up. Statements are idempotent by contract, so no
- * ledger is needed and a run cut short is completed by the next one.
+ * Applies migrations in order at every start-up, then makes the configuration tables durable.
+ * Statements are idempotent by contract, so no ledger is needed and a run cut short is completed by the next one.
  */
 export async function runMigrations(client: Analytics, database: string, migrations: Migration[]): Promise<void> {
   for (const m of migrations) {
@@ -47,4 +48,5 @@ export async function runMigrations(client: Analytics, database: string, migrati
       await client.command({ query: statement.replaceAll('{db}', database) });
     }
   }
+  await makeConfigurationDurable(client, database);
 }

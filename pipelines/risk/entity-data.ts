@@ -27,7 +27,8 @@ export type EntityData = ReturnType<typeof createEntityData>;
 /**
  * A user's data across the stores: sessions (from the checks in ClickHouse), GDPR export and
  * GDPR delete. The user is the check's context.user_id; with the user go the emails, IPs, phones
- * and devices of the user's checks, their window-store state and the whitelist entries naming them.
+ * and devices of the user's checks, their window-store state, the whitelist entries naming them
+ * and the risk webhook deliveries of their checks (messages and attempts).
  */
 export function createEntityData(deps: { platform: Platform; whitelist: WhitelistStore }) {
   const { analytics, windows, clock } = deps.platform;
@@ -51,6 +52,22 @@ export function createEntityData(deps: { platform: Platform; whitelist: Whitelis
     });
     const clean = (xs: string[] | undefined) => (xs ?? []).filter((x) => x !== '');
     return { requestIds: clean(r?.r), emails: clean(r?.e), ips: clean(r?.i), phones: clean(r?.p), devices: clean(r?.d), challenges: ch.map((c) => c.challenge_id) };
+  }
+
+  /**
+   * The risk.high / risk.low deliveries of the user's checks (their payload carries user_id and
+   * session_id): ids of the rows of `webhook_messages`, whose `webhook_deliveries` share the
+   * delivery id. None when the webhooks service's tables are not in this database.
+   */
+  async function webhookDeliveryIds(org: string, user: string, ids: Identifiers): Promise<string[]> {
+    const present = await rows<{ name: string }>("SELECT name FROM system.tables WHERE database = currentDatabase() AND name = 'webhook_messages'", {});
+    if (present.length === 0) return [];
+    const found = await rows<{ delivery_id: string }>(
+      `SELECT DISTINCT delivery_id FROM webhook_messages WHERE org_id = {org:String} AND event IN ('risk.high', 'risk.low')
+         AND (JSONExtractString(payload, 'user_id') = {user:String} OR JSONExtractString(payload, 'request_id') IN {ids:Array(String)})`,
+      { org, user, ids: ids.requestIds },
+    );
+    return found.map((r) => r.delivery_id);
   }
 
   const whitelistIds = (user: string, ids: Identifiers) => [user, ...ids.emails.map((e) => e.toLowerCase()), ...ids.ips.map((i) => i.toLowerCase()), ...ids.phones, ...ids.devices];
@@ -86,14 +103,17 @@ export function createEntityData(deps: { platform: Platform; whitelist: Whitelis
 
     async export(org: string, user: string) {
       const ids = await identifiers(org, user);
-      const params = { org, user, ids: ids.requestIds, ch: ids.challenges };
-      const [checks, feedback, overrides, challenges, whitelist, state] = await Promise.all([
+      const deliveries = await webhookDeliveryIds(org, user, ids);
+      const params = { org, user, ids: ids.requestIds, ch: ids.challenges, deliveries };
+      const [checks, feedback, overrides, challenges, whitelist, state, webhookMessages, webhookDeliveries] = await Promise.all([
         rows<Record<string, unknown> & { payload: string }>('SELECT * FROM risk_checks FINAL WHERE org_id = {org:String} AND user_id = {user:String} ORDER BY created_at', params),
         rows('SELECT * FROM risk_feedback FINAL WHERE org_id = {org:String} AND request_id IN {ids:Array(String)} ORDER BY received_at', params),
         rows('SELECT * FROM risk_overrides FINAL WHERE org_id = {org:String} AND request_id IN {ids:Array(String)} ORDER BY at', params),
         rows('SELECT challenge_id, request_id, type, created_at, expires_at FROM risk_challenges FINAL WHERE org_id = {org:String} AND challenge_id IN {ch:Array(String)}', params),
         deps.whitelist.entriesFor(org, whitelistIds(user, ids)),
         userState(org, user),
+        deliveries.length === 0 ? [] : rows<Record<string, unknown> & { payload: string }>('SELECT * FROM webhook_messages FINAL WHERE org_id = {org:String} AND delivery_id IN {deliveries:Array(String)} ORDER BY created_at', params),
+        deliveries.length === 0 ? [] : rows('SELECT * FROM webhook_deliveries WHERE org_id = {org:String} AND delivery_id IN {deliveries:Array(String)} ORDER BY attempted_at', params),
       ]);
       return {
         entity_id: user,
@@ -105,6 +125,8 @@ export function createEntityData(deps: { platform: Platform; whitelist: Whitelis
         whitelist,
         devices: ids.devices,
         state,
+        webhook_messages: webhookMessages.map((m) => ({ ...m, payload: JSON.parse(m.payload) as unknown })),
+        webhook_deliveries: webhookDeliveries,
       };
     },
 
@@ -116,7 +138,12 @@ export function createEntityData(deps: { platform: Platform; whitelist: Whitelis
       const sync = { mutations_sync: '2' } as const;
       const del = (table: string, where: string, params: Record<string, unknown>) =>
         analytics.command({ query: `ALTER TABLE ${table} DELETE WHERE org_id = {org:String} AND (${where})`, query_params: { org, ...params }, clickhouse_settings: sync });
-      const params = { user, ids: ids.requestIds, ch: ids.challenges };
+      const deliveries = await webhookDeliveryIds(org, user, ids);
+      const params = { user, ids: ids.requestIds, ch: ids.challenges, deliveries };
+      if (deliveries.length > 0) {
+        await del('webhook_deliveries', 'delivery_id IN {deliveries:Array(String)}', params);
+        await del('webhook_messages', 'delivery_id IN {deliveries:Array(String)}', params);
+      }
       await del('risk_feedback', 'request_id IN {ids:Array(String)} OR user_id = {user:String}', params);
       await del('risk_overrides', 'request_id IN {ids:Array(String)} OR user_id = {user:String}', params);
       await del('risk_challenges', 'challenge_id IN {ch:Array(String)} OR user_id = {user:String}', params);
@@ -132,7 +159,7 @@ export function createEntityData(deps: { platform: Platform; whitelist: Whitelis
       return {
         entity_id: user,
         deleted_at: new Date(now).toISOString(),
-        deleted: { checks: ids.requestIds.length, challenges: ids.challenges.length, emails: ids.emails.length, ips: ids.ips.length, phones: ids.phones.length, devices: ids.devices.length },
+        deleted: { checks: ids.requestIds.length, challenges: ids.challenges.length, webhook_deliveries: deliveries.length, emails: ids.emails.length, ips: ids.ips.length, phones: ids.phones.length, devices: ids.devices.length },
       };
     },
   };

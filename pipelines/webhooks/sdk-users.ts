@@ -1,17 +1,20 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import type { Migration } from '../../infra/analytics/types.js';
 import type { Platform } from '../../infra/platform.js';
+import { MAX_ATTEMPTS, type StartLimit } from '../../domain/one-time-codes.js';
+import { countAttempt, digest, startRefusedBy } from '../one-time-codes.js';
 
 /**
  * SDK users and their one-time-code sign-in. An organization's backend declares its users and
  * their `permissions.approver_roles`; a user signs in with a code sent to the notifier topic
  * `sdk.otp` (and echoed in the answer only with OTP_DEV_ECHO=true). A code is kept only as a
- * digest, in the window store, for CODE_TTL_MS, and works once.
+ * digest, in the window store, works for CODE_TTL_MS, and once; only a user's latest code works,
+ * for at most MAX_ATTEMPTS answers; starts are limited per user and per address.
  */
 
 export const OTP_TOPIC = 'sdk.otp';
 export const CODE_TTL_MS = 10 * 60_000;
-const CODE_NS = 'sdk-otp';
+const USED_NS = 'sdk-otp-used';
 
 export const sdkUsersMigration: Migration = {
   id: 'webhooks-004-sdk-users',
@@ -34,7 +37,18 @@ export interface SdkUser {
 }
 
 const normalize = (email: string) => email.trim().toLowerCase();
-const codeEntry = (email: string, code: string) => `${normalize(email)}:${createHash('sha256').update(code).digest('hex')}`;
+/** A code's digest as a number the store keeps (48 bits of SHA-256 over the generation and the code). */
+const codeDigest = (generation: number, code: string) => createHash('sha256').update(`${generation}:${code}`).digest().readUIntBE(0, 6);
+const sameDigest = (a: number, b: number) => {
+  const [x, y] = [Buffer.alloc(8), Buffer.alloc(8)];
+  x.writeDoubleBE(a);
+  y.writeDoubleBE(b);
+  return timingSafeEqual(x, y);
+};
+/** The user's live generation (`g`). */
+const userEntity = (orgId: string, email: string) => ({ scope: orgId, id: `sdk-otp:${digest(normalize(email))}` });
+/** One generation's code digest (`c`), issue time (`t`) and attempts (`a`). */
+const codeEntity = (orgId: string, email: string, generation: number) => ({ scope: orgId, id: `sdk-otp:${digest(normalize(email))}:${generation}` });
 
 export function createSdkUsers(platform: Platform) {
   const { analytics, windows, clock } = platform;
@@ -66,24 +80,36 @@ export function createSdkUsers(platform: Platform) {
       return user;
     },
 
-    /** Issues a code for a known user (an unknown address gets none, and the caller cannot tell). */
-    async startSignIn(orgId: string, email: string): Promise<string | null> {
-      if (!(await this.byEmail(orgId, email))) return null;
+    /**
+     * Counts the start against the per-user and per-address limits (unknown addresses count too,
+     * so the answers match), then issues a code to a known user. The code's generation becomes the
+     * user's live one: every earlier code stops working.
+     */
+    async startSignIn(orgId: string, email: string, address: string): Promise<{ refused: StartLimit } | { code: string | null }> {
+      const refused = await startRefusedBy(windows, orgId, 'sdk-sign-in', { user: normalize(email), address }, clock.now());
+      if (refused) return { refused };
+      if (!(await this.byEmail(orgId, email))) return { code: null };
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await windows.claim(orgId, CODE_NS, [codeEntry(email, code)], CODE_TTL_MS);
+      // Milliseconds and a random tie-break, below 2^53: a later start has the larger generation.
+      const generation = clock.now() * 100 + randomInt(0, 100);
+      await windows.apply([{ entity: codeEntity(orgId, email, generation), updates: [{ kind: 'max', series: 'c', value: codeDigest(generation, code) }, { kind: 'max', series: 't', value: clock.now() }] }]);
+      await windows.apply([{ entity: userEntity(orgId, email), updates: [{ kind: 'max', series: 'g', value: generation }] }]);
       await platform.bus.send(OTP_TOPIC, [{ key: orgId, value: Buffer.from(JSON.stringify({ org_id: orgId, channel: 'email', to: normalize(email), code, purpose: 'sdk_sign_in' })) }]);
-      return code;
+      return { code };
     },
 
-    /**
-     * The user when the code is one issued to them and not yet used. A claim answers false for an
-     * entry that exists: that is the check; releasing it makes the code single-use.
-     */
+    /** The user when the code is their live one, unexpired, not yet used, and among the first MAX_ATTEMPTS answers to it. */
     async verifyCode(orgId: string, email: string, code: string): Promise<SdkUser | undefined> {
-      const entry = codeEntry(email, code);
-      const [fresh] = await windows.claim(orgId, CODE_NS, [entry], CODE_TTL_MS);
-      await windows.release(orgId, CODE_NS, [entry]);
-      return fresh ? undefined : this.byEmail(orgId, email);
+      const [generation] = await windows.read(userEntity(orgId, email), [{ kind: 'max', series: 'g' }]);
+      if (generation === null || generation === undefined) return undefined;
+      const entity = codeEntity(orgId, email, generation);
+      const [stored, issuedAt] = await windows.read(entity, [{ kind: 'max', series: 'c' }, { kind: 'max', series: 't' }]);
+      if (stored == null || issuedAt == null || clock.now() - issuedAt >= CODE_TTL_MS) return undefined;
+      if ((await countAttempt(windows, entity)) > MAX_ATTEMPTS) return undefined;
+      if (!sameDigest(codeDigest(generation, code), stored)) return undefined;
+      // Two verifications of the right code at once: the first to spend the generation wins.
+      const [first] = await windows.claim(orgId, USED_NS, [`${digest(normalize(email))}:${generation}`], CODE_TTL_MS);
+      return first ? this.byEmail(orgId, email) : undefined;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CODE_FAILURES } from '../../domain/one-time-codes.js';
 import { signingSecret } from './webhooks.js';
 
 /**
@@ -174,8 +175,15 @@ export const challengeVerifySchema = z
   .meta({ id: 'RiskChallengeVerifyRequest' });
 
 export const challengeVerifiedSchema = z
-  .object({ verified: z.boolean(), decision: z.object({ outcome: z.enum(OUTCOMES), reasons: z.array(z.string()) }).optional(), error: z.string().optional() })
-  .meta({ id: 'RiskChallengeVerifyResponse' });
+  .object({
+    verified: z.boolean(),
+    decision: z.object({ outcome: z.enum(OUTCOMES), reasons: z.array(z.string()) }).optional(),
+    error: z.literal('invalid_code').optional(),
+    reason: z.enum(CODE_FAILURES).optional().describe('why the code was refused: no such challenge, past its 10 minutes, already used, replaced by a newer challenge of the same check, its 5 answers spent, or wrong'),
+    message: z.string().optional(),
+    attempts_left: z.number().int().min(0).optional(),
+  })
+  .meta({ id: 'RiskChallengeVerifyResponse', example: { verified: false, error: 'invalid_code', reason: 'mismatch', message: 'wrong code: 4 attempts left', attempts_left: 4 } });
 
 const points = z.number().min(0).max(100);
 const groupShape = <T extends Record<string, number>>(defaults: T) =>

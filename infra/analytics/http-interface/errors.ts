@@ -23,20 +23,42 @@ export const authenticationFailed = (user: string): ClickHouseHttpError =>
 export const badArguments = (message: string): ClickHouseHttpError => ownError(36, 'BAD_ARGUMENTS', message);
 
 const ENGINE_ERROR = /^Code: (\d+)\..*\(([A-Z0-9_]+)\)/s;
+const QUOTED = /'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\\n]|\\.)*`/g;
+const WORDS = /[A-Za-z_][A-Za-z0-9_.]*/g;
+const MAX_MESSAGE = 1000;
 
-/** The engine's own error (chDB reports it in ClickHouse's words); anything else is a 500 without detail. */
-export function fromEngine(err: unknown): ClickHouseHttpError {
+/**
+ * An engine message cleaned of anything the client did not send: only its first line (the lines
+ * after it are where the engine prints parsed templates, files and blocks of rows), and every
+ * quoted piece that is neither a literal nor a word of the client's own SQL replaced by '…' (a
+ * value the engine quotes from a table or a file). What the analyst wrote is still named.
+ */
+function cleaned(text: string, sql: string): string {
+  const words = new Set(sql.match(WORDS) ?? []);
+  const firstLine = text.split('\n', 1)[0]!.replace(QUOTED, (q) => {
+    const inner = q.slice(1, -1);
+    return sql.includes(q) || words.has(inner) ? q : `${q[0]}…${q[0]}`;
+  });
+  return firstLine.length > MAX_MESSAGE ? `${firstLine.slice(0, MAX_MESSAGE)}…` : firstLine;
+}
+
+/**
+ * The engine's own error (chDB reports it in ClickHouse's words), cleaned as above and worded as a
+ * server's; anything else is a 500 without detail.
+ */
+export function fromEngine(err: unknown, sql: string): ClickHouseHttpError {
   const text = err instanceof Error ? err.message : String(err);
   const m = ENGINE_ERROR.exec(text);
   if (!m) return ownError(1002, 'UNKNOWN_EXCEPTION', 'the query failed inside the engine');
-  return new ClickHouseHttpError(Number(m[1]), m[2]!, text.trim());
+  const message = cleaned(text.trim(), sql).replace(/^(Code: \d+\. DB::Exception: )+/, '').replace(/(\. )?\([A-Z0-9_]+\)( \(version [^)]*\))?\.?$/, '');
+  return ownError(Number(m[1]), m[2]!, message);
 }
 
 const FORBIDDEN = new Set(['UNKNOWN_USER', 'WRONG_PASSWORD', 'AUTHENTICATION_FAILED', 'SET_NON_GRANTED_ROLE', 'ACCESS_DENIED']);
 const BAD_REQUEST = new Set([
   'BAD_ARGUMENTS', 'SYNTAX_ERROR', 'CANNOT_COMPILE_REGEXP', 'DUPLICATE_COLUMN', 'ILLEGAL_COLUMN', 'THERE_IS_NO_COLUMN',
   'UNKNOWN_ELEMENT_IN_AST', 'UNKNOWN_TYPE_OF_AST_NODE', 'TOO_DEEP_AST', 'TOO_BIG_AST', 'UNEXPECTED_AST_STRUCTURE',
-  'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+  'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE', 'INVALID_TEMPLATE_FORMAT',
 ]);
 const NOT_FOUND = new Set([
   'UNKNOWN_TABLE', 'UNKNOWN_FUNCTION', 'UNKNOWN_IDENTIFIER', 'UNKNOWN_TYPE', 'UNKNOWN_STORAGE', 'UNKNOWN_DATABASE',

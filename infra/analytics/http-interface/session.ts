@@ -1,7 +1,8 @@
 import { Session } from 'chdb';
 import { BACKGROUND_NICE } from '../chdb.js';
-import { fromEngine } from './errors.js';
+import { badArguments, ClickHouseHttpError, fromEngine } from './errors.js';
 import type { QueryRequest } from './request.js';
+import { outputSettingsOf } from './settings.js';
 
 export interface Limits {
   maxExecutionSeconds: number;
@@ -29,10 +30,13 @@ const lowered = (asked: string | undefined, cap: number): number => {
 };
 
 /**
- * The statements that open a query's session: a server's defaults, the client's settings, then the limits and query
- * parameters, then `readonly = 1`, which is ClickHouse's own guard. From there the engine refuses
- * every write, DDL, table function that reaches outside (file, url) and every further change of
- * a setting, including `readonly` itself and a SETTINGS clause, with its READONLY error.
+ * The statements that open a query's session. The client's settings are first checked against the
+ * allowlist (any other is a 400 naming it, before the engine runs anything); then a server's
+ * defaults, the allowed output settings, the limits and query parameters in one SET, then
+ * `readonly = 1`, which is ClickHouse's own guard: it forbids any later SET, so it must come last
+ * in the preamble, and it is the first thing the client's own statement meets. From there the
+ * engine refuses every write, DDL, table function that reaches outside (file, url) and every
+ * further change of a setting, including `readonly` itself and a SETTINGS clause, with its READONLY error.
  */
 export function sessionPreamble(req: QueryRequest, limits: Limits, defaultDatabase: string): string {
   const own = [
@@ -44,12 +48,11 @@ export function sessionPreamble(req: QueryRequest, limits: Limits, defaultDataba
     `os_thread_priority = ${BACKGROUND_NICE}`,
     ...[...req.params].map(([name, value]) => `param_${name} = ${literal(value)}`),
   ];
-  const asked = [...req.settings].map(([name, value]) => `${name} = ${literal(value)}`);
+  // A server's default that chDB, built as a library, leaves off: 64-bit integers as JSON strings.
+  const output = new Map([['output_format_json_quote_64bit_integers', '1'], ...outputSettingsOf(req.settings)]);
+  const asked = [...output].map(([name, value]) => `${name} = ${literal(value)}`);
   return [
-    // A server's default that chDB, built as a library, leaves off: 64-bit integers as JSON strings.
-    'SET output_format_json_quote_64bit_integers = 1',
-    ...(asked.length > 0 ? [`SET ${asked.join(', ')}`] : []),
-    `SET ${own.join(', ')}`,
+    `SET ${[...asked, ...own].join(', ')}`,
     'SET readonly = 1',
     `USE ${identifier(req.database ?? defaultDatabase)}`,
   ].join('; ');
@@ -63,11 +66,14 @@ export function sessionPreamble(req: QueryRequest, limits: Limits, defaultDataba
 export async function runInSession(path: string, preamble: string, sql: string, format: string): Promise<QueryOutput> {
   const session = new Session(path);
   try {
-    await session.queryAsync(preamble);
+    // The preamble holds only the client's settings and values beside the server's own: its failure is a bad setting value.
+    await session.queryAsync(preamble).catch((err: unknown) => {
+      throw badArguments(`A setting of the URL has a value the engine refuses: ${fromEngine(err, preamble).text}`);
+    });
     const result = await session.queryAsync(sql, { format });
     return { bytes: result.bytes(), rowsRead: result.rowsRead, bytesRead: result.bytesRead, elapsedSeconds: result.elapsed };
   } catch (err) {
-    throw fromEngine(err);
+    throw err instanceof ClickHouseHttpError ? err : fromEngine(err, sql);
   } finally {
     session.close();
   }
