@@ -1,12 +1,20 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { queueSchema, renderJobSchema, renderQueuedSchema, renderSourceRequestSchema, renderTemplateRequestSchema } from '../../schemas/http/video.js';
+import {
+  pageQuerySchema,
+  queueSchema,
+  renderJobListSchema,
+  renderJobSchema,
+  renderQueuedSchema,
+  renderSourceRequestSchema,
+  renderTemplateRequestSchema,
+} from '../../schemas/http/video.js';
 import type { RenderJob, SubmitResult } from '../../pipelines/video/ports.js';
 import { outputKeyOf } from '../../pipelines/video/worker.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
-import { authErrors, error, rejected } from './errors.js';
+import { authErrors, badCursor, error, rejected } from './errors.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
 import { readScriptFile, SCRIPT_FILE_DESCRIPTION } from './upload.js';
@@ -27,7 +35,11 @@ function queued(req: Request, result: SubmitResult) {
 
 const jobId = z.object({ id: z.string().meta({ description: 'The job id' }) });
 const accepted = { 202: { description: 'Queued; poll statusUrl', schema: renderQueuedSchema } };
-const compileErrors = { 400: error('compile_failed (every diagnostic in the body), unknown-asset, or validation_error'), ...authErrors };
+const compileErrors = {
+  400: error('compile_failed (every diagnostic in the body), unknown-asset, validation_error, or render_too_large naming the per-job limit passed (RENDER_MAX_JOB_SECONDS, RENDER_MAX_JOB_PIXEL_FRAMES)'),
+  ...authErrors,
+  429: error("render_quota: the organization's RENDER_MAX_CONCURRENT_JOBS or RENDER_MAX_SECONDS_PER_DAY is reached (named in message and limit)"),
+};
 
 /** Render queue, job status and finished videos. */
 export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
@@ -74,6 +86,20 @@ export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
       handle: async (req, res) => {
         const body = parseOr400(renderTemplateRequestSchema, req.body, 'render request');
         res.status(202).json(queued(req, await deps.jobs.submitTemplate(req.principal!.orgId, body)));
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/render',
+      summary: "The organization's render jobs, newest first, paged",
+      scope: 'render:read',
+      query: pageQuerySchema,
+      responses: { 200: { description: 'A page of jobs', schema: renderJobListSchema }, 400: error('limit out of bounds or a cursor this service did not make'), ...authErrors },
+      handle: async (req, res) => {
+        const q = parseOr400(pageQuerySchema, req.query, 'query');
+        const page = await deps.store.list(req.principal!.orgId, q.limit, q.cursor);
+        if (!page) throw badCursor();
+        res.json({ jobs: page.items.map((j) => presentJob(j, base(req))), nextCursor: page.nextCursor });
       },
     },
     {
