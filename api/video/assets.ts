@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ACCEPTED_TYPES, UnsupportedAssetError } from '../../pipelines/video/assets.js';
-import { assetListSchema, assetUploadSchema, pageQuerySchema } from '../../schemas/http/video.js';
-import { parseOr400 } from '../http/validate.js';
+import { assetListSchema, assetUploadSchema } from '../../schemas/http/video.js';
 import { HttpError, notFound } from '../http/errors.js';
 import type { VideoApiDeps } from './deps.js';
-import { authErrors, badCursor, error } from './errors.js';
+import { authErrors, error } from './errors.js';
+import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
 import { readUpload } from './upload.js';
@@ -41,20 +41,15 @@ export function assetRoutes(deps: VideoApiDeps): VideoRoute[] {
         }
       },
     },
-    {
-      method: 'get',
+    pagedListRoute({
       path: '/api/assets',
-      summary: "The organization's assets, newest first, paged",
+      what: 'assets',
       scope: 'assets:read',
-      query: pageQuerySchema,
-      responses: { 200: { description: 'A page of assets', schema: assetListSchema }, 400: error('limit out of bounds or a cursor this service did not make'), ...authErrors },
-      handle: async (req, res) => {
-        const q = parseOr400(pageQuerySchema, req.query, 'query');
-        const page = await deps.assets.list(req.principal!.orgId, q.limit, q.cursor);
-        if (!page) throw badCursor();
-        res.json({ assets: page.items.map(({ orgId: _org, ...a }) => ({ ...a, url: assetUrl(req, a.assetId) })), nextCursor: page.nextCursor });
-      },
-    },
+      field: 'assets',
+      schema: assetListSchema,
+      list: (org, limit, cursor) => deps.assets.list(org, limit, cursor),
+      present: ({ orgId: _org, ...a }, req) => ({ ...a, url: assetUrl(req, a.assetId) }),
+    }),
     {
       method: 'delete',
       path: '/api/assets/:id',

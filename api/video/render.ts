@@ -1,7 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import {
-  pageQuerySchema,
   queueSchema,
   renderJobListSchema,
   renderJobSchema,
@@ -14,7 +13,8 @@ import { outputKeyOf } from '../../pipelines/video/worker.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
-import { authErrors, badCursor, error, rejected } from './errors.js';
+import { authErrors, error, rejected } from './errors.js';
+import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
 import { readScriptFile, SCRIPT_FILE_DESCRIPTION } from './upload.js';
@@ -88,20 +88,15 @@ export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
         res.status(202).json(queued(req, await deps.jobs.submitTemplate(req.principal!.orgId, body)));
       },
     },
-    {
-      method: 'get',
+    pagedListRoute({
       path: '/api/render',
-      summary: "The organization's render jobs, newest first, paged",
+      what: 'render jobs',
       scope: 'render:read',
-      query: pageQuerySchema,
-      responses: { 200: { description: 'A page of jobs', schema: renderJobListSchema }, 400: error('limit out of bounds or a cursor this service did not make'), ...authErrors },
-      handle: async (req, res) => {
-        const q = parseOr400(pageQuerySchema, req.query, 'query');
-        const page = await deps.store.list(req.principal!.orgId, q.limit, q.cursor);
-        if (!page) throw badCursor();
-        res.json({ jobs: page.items.map((j) => presentJob(j, base(req))), nextCursor: page.nextCursor });
-      },
-    },
+      field: 'jobs',
+      schema: renderJobListSchema,
+      list: (org, limit, cursor) => deps.store.list(org, limit, cursor),
+      present: (job, req) => presentJob(job, base(req)),
+    }),
     {
       method: 'get',
       path: '/api/render/:id',
