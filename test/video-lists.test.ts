@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderThreads, videoService } from '../services/video.js';
 import { assetListSchema, renderJobListSchema } from '../schemas/http/video.js';
+import { principalCreateSchema, principalPatchSchema } from '../schemas/http/video-auth.js';
 import { startTestProcess } from './support/process.js';
 import { videoClient } from './fixtures/video-client.js';
 
@@ -111,6 +112,16 @@ describe('lists', () => {
     expect(await p.platform.blobs.get(`assets/${id}`)).toBeNull();
     expect((await d.call('DELETE', `/api/assets/${id}`)).status).toBe(404);
     expect((await d.call('GET', '/api/assets')).body.assets.map((x: { assetId: string }) => x.assetId)).toEqual([up[1].assetId]);
+  });
+});
+
+describe('OpenAPI examples', () => {
+  it('each example of the lists and principal bodies is valid against its own schema', () => {
+    for (const schema of [renderJobListSchema, assetListSchema, principalCreateSchema, principalPatchSchema]) {
+      const example = (schema.meta() as { example?: unknown } | undefined)?.example;
+      expect(example).toBeDefined();
+      expect(schema.safeParse(example).error).toBeUndefined();
+    }
   });
 });
 
