@@ -75,8 +75,16 @@ export const envSchema = z.object({
   /** x264 preset of renders: faster presets trade file size for speed (ultrafast renders 1080p faster than real time on 2 cores; bench/video-render.ts). */
   RENDER_PRESET: z.enum(['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium']).default('ultrafast'),
   RENDER_CRF: z.coerce.number().int().min(0).max(51).default(23),
-  /** ffmpeg threads per render; 0 lets ffmpeg use every core. */
-  RENDER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /** ffmpeg threads per render; 0 lets ffmpeg use every core. Unset: half the cores on a process that also serves HTTP, every core on a render-only one. */
+  RENDER_THREADS: z.coerce.number().int().min(0).max(64).optional(),
+  /** Renders one organization may have queued or rendering at once (429 beyond). */
+  RENDER_MAX_CONCURRENT_JOBS: positiveInt.default(4),
+  /** Seconds of output of one render (400 beyond). */
+  RENDER_MAX_JOB_SECONDS: positiveInt.default(600),
+  /** Seconds of output one organization may render in 24 hours (429 beyond). */
+  RENDER_MAX_SECONDS_PER_DAY: positiveInt.default(7200),
+  /** Width × height × fps × seconds of one render (400 beyond); the default is 1080p at 30 fps for 10 minutes. */
+  RENDER_MAX_JOB_PIXEL_FRAMES: positiveInt.default(1920 * 1080 * 30 * 600),
   /** A render whose ffmpeg encodes nothing for this long is stopped and fails (an input ffmpeg cannot read can hang it). */
   RENDER_STALL_SECONDS: positiveInt.default(60),
   /** Topic of render jobs; its status events go to `<RENDER_TOPIC>.status`. Another name isolates deployments sharing a Kafka cluster. */

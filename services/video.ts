@@ -1,9 +1,10 @@
+import os from 'node:os';
 import type { Platform } from '../infra/platform.js';
-import { servesHttp, type ServiceModule } from './types.js';
+import { servesHttp, type Role, type ServiceModule } from './types.js';
 import { videoRouter } from '../api/video/routes.js';
 import { principalsMigration } from '../api/video/auth/principal-store.js';
-import { createAssetStore, type AssetStore } from '../pipelines/video/assets.js';
-import { createJobStore, jobStoreMigration, type JobStore } from '../pipelines/video/job-store.js';
+import { assetIndexMigration, createAssetStore, type AssetStore } from '../pipelines/video/assets.js';
+import { createJobStore, jobStoreMigration, jobUsageMigration, type JobStore } from '../pipelines/video/job-store.js';
 import type { RenderJobs, Templates } from '../pipelines/video/ports.js';
 import { createRenderJobs } from '../pipelines/video/render-jobs.js';
 import { startStatusRecorder } from '../pipelines/video/status-recorder.js';
@@ -25,7 +26,7 @@ export function videoParts(platform: Platform): VideoParts {
   if (!p) {
     const store = createJobStore(platform.analytics, platform.clock);
     const templates = createTemplateStore(platform.analytics, platform.clock);
-    const assets = createAssetStore(platform.blobs, () => platform.clock.now());
+    const assets = createAssetStore(platform.blobs, platform.analytics, () => platform.clock.now());
     const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
     p = { jobs, templates, assets, store };
     parts.set(platform, p);
@@ -39,10 +40,14 @@ export function videoParts(platform: Platform): VideoParts {
  * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
  * report on `<topic>.status`, which every process serving HTTP records in its job store.
  */
+/** ffmpeg threads per render: RENDER_THREADS, else half the cores where HTTP is served too (its requests keep the rest), else every core (0). */
+export const renderThreads = (configured: number | undefined, role: Role, cores = os.availableParallelism()): number =>
+  configured ?? (servesHttp(role) ? Math.max(1, Math.floor(cores / 2)) : 0);
+
 export const videoService: ServiceModule = {
   name: 'video',
   topics: renderTopics(DEFAULT_RENDER_TOPIC),
-  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration],
+  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration],
   async create({ platform, keys, role }) {
     const config = platform.config;
     if (config.RENDER_TOPIC !== DEFAULT_RENDER_TOPIC) await platform.bus.ensureTopics(renderTopics(config.RENDER_TOPIC));
@@ -61,7 +66,7 @@ export const videoService: ServiceModule = {
               topic: config.RENDER_TOPIC,
               concurrency: config.RENDER_CONCURRENCY,
               stallMs: config.RENDER_STALL_SECONDS * 1000,
-              encode: { preset: config.RENDER_PRESET, crf: config.RENDER_CRF, threads: config.RENDER_THREADS },
+              encode: { preset: config.RENDER_PRESET, crf: config.RENDER_CRF, threads: renderThreads(config.RENDER_THREADS, role) },
             }),
         },
       ],

@@ -193,3 +193,74 @@ describe('fuzz: random URL settings on the analytics interface', () => {
     );
   });
 });
+
+/** Every route that reads multipart/form-data; the first test checks the served documents name no other. */
+const MULTIPART_ROUTES = ['/api/assets', '/api/compile/file', '/api/render/file'];
+const MULTIPART_RUNS = 300;
+
+/** One part of a multipart body: any field name, filename, type and content, sometimes malformed. */
+const partArb = fc.record({
+  name: fc.oneof(fc.constantFrom('file', 'theme', 'preview', 'name', 'subtitles'), fc.string({ maxLength: 12 })),
+  filename: optional(fc.oneof(fc.constantFrom('a.png', 'script.txt', '../../etc/passwd', 'x'.repeat(300), ''), fc.string({ maxLength: 30 }))),
+  type: optional(fc.constantFrom('image/png', 'text/plain', 'application/octet-stream', 'video/mp4', 'multipart/mixed', 'x/y; charset=nope', '')),
+  content: fc.oneof(
+    fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
+    fc.string({ maxLength: 300 }).map((s) => Buffer.from(s)),
+    fc.constantFrom('film "A"\nscene "s" 1s\n  title "x"', 'true', 'paper', '\uFFFD').map((s) => Buffer.from(s)),
+    // Around the upload limit of the fuzzed process (ASSET_MAX_BYTES below), PNG-looking and not.
+    fc.integer({ min: 1_900, max: 2_100 }).map((n) => Buffer.concat([Buffer.from('\x89PNG\r\n\x1a\n', 'latin1'), Buffer.alloc(n)])),
+  ),
+});
+
+type Multipart = typeof multipartArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** A multipart body: well-formed parts, or the same cut short, with a bad boundary, or no closing delimiter. */
+const multipartArb = fc.record({
+  boundary: fc.oneof(fc.constant('weirfuzzboundary'), fc.stringMatching(/^[A-Za-z0-9'()+_,-./:=?]{1,70}$/)),
+  declared: fc.oneof(fc.constant('same'), fc.constant('none'), fc.constant('other')),
+  parts: fc.array(partArb, { maxLength: 5 }),
+  damage: fc.constantFrom('none', 'truncate', 'no-close', 'crlf-missing'),
+  cut: fc.nat(),
+});
+
+function multipartBody(m: Multipart): { contentType: string; body: Buffer } {
+  const parts = m.parts.map((p) => {
+    const disposition = `Content-Disposition: form-data; name="${p.name}"${p.filename === undefined ? '' : `; filename="${p.filename}"`}`;
+    const head = [disposition, ...(p.type === undefined ? [] : [`Content-Type: ${p.type}`])].join('\r\n');
+    return Buffer.concat([Buffer.from(`--${m.boundary}\r\n${head}\r\n${m.damage === 'crlf-missing' ? '' : '\r\n'}`), p.content, Buffer.from('\r\n')]);
+  });
+  let body = Buffer.concat([...parts, Buffer.from(m.damage === 'no-close' ? '' : `--${m.boundary}--\r\n`)]);
+  if (m.damage === 'truncate') body = body.subarray(0, m.cut % (body.length + 1));
+  const declared = m.declared === 'same' ? `; boundary=${m.boundary}` : m.declared === 'other' ? '; boundary=elsewhere' : '';
+  return { contentType: `multipart/form-data${declared}`, body };
+}
+
+describe('fuzz: random multipart bodies to every multipart route', () => {
+  let p: Awaited<ReturnType<typeof startTestProcess>>;
+
+  beforeAll(async () => {
+    p = await startTestProcess({ services, role: 'api', env: { ASSET_MAX_BYTES: '2000', API_KEYS: 'org_a:key_a' } });
+  });
+  afterAll(async () => {
+    await p?.stop();
+  });
+
+  it('knows every multipart route the documents describe', async () => {
+    const doc = (await (await fetch(`${p.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, { description?: string }>> };
+    const described = Object.entries(doc.paths).flatMap(([path, ops]) => (Object.values(ops).some((op) => op.description?.includes('multipart/form-data')) ? [path] : []));
+    expect(described.sort()).toEqual([...MULTIPART_ROUTES].sort());
+  });
+
+  it('answers every random part, size and type below 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...MULTIPART_ROUTES), multipartArb, async (route, m) => {
+        const { contentType, body } = multipartBody(m);
+        const res = await fetch(`${p.url}${route}`, { method: 'POST', headers: { 'x-api-key': 'key_a', 'content-type': contentType }, body });
+        const text = await res.text();
+        expect(res.status, `${route} ${contentType} ${body.length} bytes -> ${res.status}: ${text.slice(0, 300)}`).toBeLessThan(500);
+        expect(JSON.parse(text)).toMatchObject({ status: expect.any(String) });
+      }),
+      { numRuns: MULTIPART_RUNS },
+    );
+  });
+});

@@ -102,7 +102,7 @@ describe('x-api-key credentials', () => {
   });
 
   it('a principal cannot be created with scopes its creator lacks, nor with unknown scopes', async () => {
-    const reader = await createPrincipal(['render:read']);
+    const reader = await createPrincipal(['render:read', 'principals:admin']);
     const wider = await call('POST', '/api/principals', { key: reader.apiKey, body: { name: 'x', scopes: ['render:read', 'render:write'] } });
     expect(wider.status).toBe(403);
     expect(wider.body.message).toMatch(/render:write/);
@@ -142,10 +142,103 @@ describe('x-api-key credentials', () => {
   });
 });
 
+describe('principal management', () => {
+  it('needs principals:admin, and no principal lists, creates, changes or disables one holding scopes it lacks', async () => {
+    const reader = await createPrincipal(['render:read']);
+    for (const [method, path, body] of [
+      ['GET', '/api/principals', undefined],
+      ['POST', '/api/principals', { name: 'x', scopes: ['render:read'] }],
+      ['GET', `/api/principals/${reader.id}`, undefined],
+      ['PATCH', `/api/principals/${reader.id}`, { name: 'y' }],
+      ['DELETE', `/api/principals/${reader.id}`, undefined],
+    ] as const) {
+      const r = await call(method, path, { key: reader.apiKey, body });
+      expect(r.status, `${method} ${path}`).toBe(403);
+      expect(r.body.message).toBe('this credential lacks the scope principals:admin');
+    }
+    const admin = await createPrincipal(['render:read', 'principals:admin']);
+    const writer = await createPrincipal(['render:write']);
+    const disable = await call('DELETE', `/api/principals/${writer.id}`, { key: admin.apiKey });
+    expect(disable.status).toBe(403);
+    expect(disable.body.message).toBe(`disabling principal ${writer.id} needs the caller to hold render:write`);
+    const widen = await call('PATCH', `/api/principals/${reader.id}`, { key: admin.apiKey, body: { scopes: ['render:write'] } });
+    expect(widen.status).toBe(403);
+    expect(widen.body.message).toMatch(/needs the caller to hold render:write$/);
+    const create = await call('POST', '/api/principals', { key: admin.apiKey, body: { name: 'w', scopes: ['render:write'] } });
+    expect(create.status).toBe(403);
+    expect((await compile({ key: writer.apiKey })).status).toBe(200);
+    // Within its own scopes it manages: a render:read principal it may disable.
+    expect((await call('DELETE', `/api/principals/${reader.id}`, { key: admin.apiKey })).status).toBe(200);
+  });
+
+  it('round-trips: what GET answers, PATCH takes back unchanged; name and scopes change, read-only fields are ignored', async () => {
+    const target = await createPrincipal(['render:read', 'templates:read']);
+    const got = await call('GET', `/api/principals/${target.id}`, { key: 'key_a' });
+    expect(got.status).toBe(200);
+    expect(JSON.stringify(got.body)).not.toContain(target.apiKey);
+    const same = await call('PATCH', `/api/principals/${target.id}`, { key: 'key_a', body: got.body });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body).toEqual(got.body);
+    expect((await call('GET', `/api/principals/${target.id}`, { key: 'key_a' })).body).toEqual(got.body);
+
+    const changed = await call('PATCH', `/api/principals/${target.id}`, { key: 'key_a', body: { ...got.body, name: 'renamed', scopes: ['render:read'], orgId: 'org_b', disabled: true } });
+    expect(changed.body).toEqual({ ...got.body, name: 'renamed', scopes: ['render:read'] });
+    expect((await call('GET', `/api/principals/${target.id}`, { key: 'key_a' })).body).toEqual(changed.body);
+    expect((await call('GET', '/api/templates', { key: target.apiKey })).status).toBe(403);
+    for (const [body, where] of [
+      [{ name: '' }, /name/],
+      [{ scopes: [] }, /scopes/],
+      [{ apiKey: 'x' }, /apiKey/],
+    ] as const) {
+      const r = await call('PATCH', `/api/principals/${target.id}`, { key: 'key_a', body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.message).toMatch(where);
+    }
+    expect((await call('GET', `/api/principals/${target.id}`, { key: 'key_b' })).status).toBe(404);
+    expect((await call('PATCH', `/api/principals/${target.id}`, { key: 'key_b', body: { name: 'x' } })).status).toBe(404);
+  });
+});
+
+describe('tokens die with their principal', () => {
+  it('session and OAuth tokens of a disabled principal are refused at once in this process', async () => {
+    const writer = await createPrincipal(['render:write']);
+    const session = await token({ key: writer.apiKey });
+    const oauth = (await form({ grant_type: 'client_credentials', client_id: writer.id, client_secret: writer.apiKey })).body.access_token as string;
+    const renewed = await token({ bearer: session });
+    for (const t of [session, oauth, renewed]) expect((await compile({ bearer: t })).status).toBe(200);
+    expect((await call('DELETE', `/api/principals/${writer.id}`, { key: 'key_a' })).status).toBe(200);
+    for (const t of [session, oauth, renewed]) {
+      const r = await compile({ bearer: t });
+      expect(r.status).toBe(401);
+      expect(r.body.message).toBe(`principal ${writer.id} is disabled; its tokens are refused`);
+      expect((await call('POST', '/api/session-token', { bearer: t, body: {} })).status).toBe(401);
+    }
+  });
+
+  it('a disable by another process is seen within CACHE_MS', async () => {
+    const writer = await createPrincipal(['render:write']);
+    const session = await token({ key: writer.apiKey });
+    expect((await compile({ bearer: session })).status).toBe(200);
+    const { createPrincipalStore, CACHE_MS } = await import('../api/video/auth/principal-store.js');
+    await createPrincipalStore({ analytics: p.platform.analytics, clock }).disable('org_a', writer.id, 'another-process');
+    offset += CACHE_MS;
+    expect((await compile({ bearer: session })).status).toBe(401);
+  });
+
+  it('a bearer token cannot mint a token that outlives it', async () => {
+    const short = await call('POST', '/api/session-token', { key: 'key_a', body: { ttlSeconds: 120 } });
+    const minted = await call('POST', '/api/session-token', { bearer: short.body.accessToken, body: { ttlSeconds: 86_400 } });
+    expect(minted.status).toBe(201);
+    expect(minted.body.expiresAt).toBe(short.body.expiresAt);
+    offset += 121_000;
+    expect((await compile({ bearer: minted.body.accessToken })).status).toBe(401);
+  });
+});
+
 describe('tenant isolation', () => {
   it('principals, tokens and disables stay inside their organization; x-org-id is ignored', async () => {
     const a = await createPrincipal(['render:write'], 'key_a');
-    const b = await createPrincipal(['render:write'], 'key_b');
+    const b = await createPrincipal(['render:write', 'principals:admin'], 'key_b');
     const listB = await call('GET', '/api/principals', { key: 'key_b', headers: { 'x-org-id': 'org_a' } });
     expect(listB.body.principals.map((x: Body) => x.orgId)).toEqual(listB.body.principals.map(() => 'org_b'));
     expect(listB.body.principals.map((x: Body) => x.id)).not.toContain(a.id);

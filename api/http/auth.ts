@@ -13,6 +13,8 @@ export interface Principal {
   principalId?: string;
   /** What the credential may do (video scopes); absent, everything: a deployment key carries every scope. */
   scopes?: readonly string[];
+  /** A bearer token's expiry (epoch seconds): a token it mints may not outlive it. */
+  expiresAt?: number;
 }
 
 declare module 'express-serve-static-core' {

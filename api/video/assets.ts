@@ -1,15 +1,18 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ACCEPTED_TYPES, UnsupportedAssetError } from '../../pipelines/video/assets.js';
-import { assetUploadSchema } from '../../schemas/http/video.js';
+import { assetListSchema, assetUploadSchema } from '../../schemas/http/video.js';
 import { HttpError, notFound } from '../http/errors.js';
 import type { VideoApiDeps } from './deps.js';
 import { authErrors, error } from './errors.js';
+import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
 import { readUpload } from './upload.js';
 
-/** Asset uploads (protected) and the public asset address. */
+const assetUrl = (req: Request, id: string) => `${req.protocol}://${req.get('host')}/assets/${id}`;
+
+/** Asset uploads, the list and deletion (protected) and the public asset address. */
 export function assetRoutes(deps: VideoApiDeps): VideoRoute[] {
   const max = deps.platform.config.ASSET_MAX_BYTES;
   const missing = (id: string) => () => notFound(`no asset ${id}`);
@@ -31,11 +34,34 @@ export function assetRoutes(deps: VideoApiDeps): VideoRoute[] {
         const file = await readUpload(req, res, max);
         try {
           const a = await deps.assets.put(req.principal!.orgId, file.originalname, file.buffer);
-          res.status(201).json({ assets: [{ assetId: a.assetId, filename: a.filename, size: a.size, mimetype: a.mimetype, url: `${req.protocol}://${req.get('host')}/assets/${a.assetId}` }] });
+          res.status(201).json({ assets: [{ assetId: a.assetId, filename: a.filename, size: a.size, mimetype: a.mimetype, url: assetUrl(req, a.assetId) }] });
         } catch (err) {
           if (err instanceof UnsupportedAssetError) throw new HttpError(415, 'unsupported_media_type', err.message);
           throw err;
         }
+      },
+    },
+    pagedListRoute({
+      path: '/api/assets',
+      what: 'assets',
+      scope: 'assets:read',
+      field: 'assets',
+      schema: assetListSchema,
+      list: (org, limit, cursor) => deps.assets.list(org, limit, cursor),
+      present: ({ orgId: _org, ...a }, req) => ({ ...a, url: assetUrl(req, a.assetId) }),
+    }),
+    {
+      method: 'delete',
+      path: '/api/assets/:id',
+      summary: 'Delete an asset and its bytes',
+      description: 'Renders already queued that name it fail; scripts naming it no longer render.',
+      scope: 'assets:write',
+      params: z.object({ id: z.string().meta({ description: 'The asset id (ast_…)' }) }),
+      responses: { 204: { description: 'Deleted' }, ...authErrors, 404: error('No asset of that id in the organization') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        if (!(await deps.assets.remove(req.principal!.orgId, id))) throw notFound(`the organization has no asset ${id}`);
+        res.status(204).end();
       },
     },
     {

@@ -1,12 +1,20 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { queueSchema, renderJobSchema, renderQueuedSchema, renderSourceRequestSchema, renderTemplateRequestSchema } from '../../schemas/http/video.js';
+import {
+  queueSchema,
+  renderJobListSchema,
+  renderJobSchema,
+  renderQueuedSchema,
+  renderSourceRequestSchema,
+  renderTemplateRequestSchema,
+} from '../../schemas/http/video.js';
 import type { RenderJob, SubmitResult } from '../../pipelines/video/ports.js';
 import { outputKeyOf } from '../../pipelines/video/worker.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
 import { authErrors, error, rejected } from './errors.js';
+import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
 import { readScriptFile, SCRIPT_FILE_DESCRIPTION } from './upload.js';
@@ -27,7 +35,11 @@ function queued(req: Request, result: SubmitResult) {
 
 const jobId = z.object({ id: z.string().meta({ description: 'The job id' }) });
 const accepted = { 202: { description: 'Queued; poll statusUrl', schema: renderQueuedSchema } };
-const compileErrors = { 400: error('compile_failed (every diagnostic in the body), unknown-asset, or validation_error'), ...authErrors };
+const compileErrors = {
+  400: error('compile_failed (every diagnostic in the body), unknown-asset, validation_error, or render_too_large naming the per-job limit passed (RENDER_MAX_JOB_SECONDS, RENDER_MAX_JOB_PIXEL_FRAMES)'),
+  ...authErrors,
+  429: error("render_quota: the organization's RENDER_MAX_CONCURRENT_JOBS or RENDER_MAX_SECONDS_PER_DAY is reached (named in message and limit)"),
+};
 
 /** Render queue, job status and finished videos. */
 export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
@@ -76,6 +88,15 @@ export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
         res.status(202).json(queued(req, await deps.jobs.submitTemplate(req.principal!.orgId, body)));
       },
     },
+    pagedListRoute({
+      path: '/api/render',
+      what: 'render jobs',
+      scope: 'render:read',
+      field: 'jobs',
+      schema: renderJobListSchema,
+      list: (org, limit, cursor) => deps.store.list(org, limit, cursor),
+      present: (job, req) => presentJob(job, base(req)),
+    }),
     {
       method: 'get',
       path: '/api/render/:id',

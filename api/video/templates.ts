@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compile } from '../../domain/video/compile.js';
+import type { Template } from '../../domain/video/template.js';
 import { resolveMood } from '../../domain/video/moods.js';
 import { templateListSchema, templateSchema } from '../../schemas/http/video.js';
 import { badRequest, notFound } from '../http/errors.js';
@@ -12,6 +13,16 @@ const byName = z.object({ name: z.string().meta({ description: 'The template nam
 
 /** Templates of the organization: a script and the schema of its variables. */
 export function templateRoutes(deps: VideoApiDeps): VideoRoute[] {
+  /** Checks a template as every write does and stores it. */
+  async function register(orgId: string, t: Template): Promise<Template> {
+    if (t.defaults.mood !== undefined && !resolveMood(t.defaults.mood)) throw badRequest(`defaults.mood: ${t.defaults.mood} is not a mood or an alias; GET /api/moods lists them`);
+    const sample = Object.fromEntries(t.variables.map((v) => [v.name, v.default ?? v.example ?? (v.type === 'string' ? v.name : v.type === 'number' ? 1 : true)]));
+    const compiled = compile(t.source, { variables: sample, defaults: t.defaults });
+    if (!compiled.ok) throw compileFailed(compiled.diagnostics);
+    const undeclared = compiled.renderGraph.variables.filter((name) => !t.variables.some((v) => v.name === name));
+    if (undeclared.length > 0) throw badRequest(`the script uses ${undeclared.map((n) => `{{${n}}}`).join(', ')}, not declared in variables`);
+    return deps.templates.put(orgId, t);
+  }
   return [
     {
       method: 'get',
@@ -30,15 +41,21 @@ export function templateRoutes(deps: VideoApiDeps): VideoRoute[] {
       scope: 'templates:write',
       body: { schema: templateSchema },
       responses: { 201: { description: 'Registered', schema: templateSchema }, 400: error('validation_error or compile_failed'), ...authErrors },
+      handle: async (req, res) => void res.status(201).json(await register(req.principal!.orgId, parseOr400(templateSchema, req.body, 'template'))),
+    },
+    {
+      method: 'put',
+      path: '/api/templates/:name',
+      summary: 'Replace the template of this name: takes what GET answers back unchanged',
+      description: 'The body is a whole template, as GET /api/templates/{name} answers it and checked as POST checks it; its name must be the one in the path.',
+      scope: 'templates:write',
+      params: byName,
+      body: { schema: templateSchema },
+      responses: { 200: { description: 'Stored', schema: templateSchema }, 400: error('validation_error, compile_failed, or a name other than the path\'s'), ...authErrors },
       handle: async (req, res) => {
         const t = parseOr400(templateSchema, req.body, 'template');
-        if (t.defaults.mood !== undefined && !resolveMood(t.defaults.mood)) throw badRequest(`defaults.mood: ${t.defaults.mood} is not a mood or an alias; GET /api/moods lists them`);
-        const sample = Object.fromEntries(t.variables.map((v) => [v.name, v.default ?? v.example ?? (v.type === 'string' ? v.name : v.type === 'number' ? 1 : true)]));
-        const compiled = compile(t.source, { variables: sample, defaults: t.defaults });
-        if (!compiled.ok) throw compileFailed(compiled.diagnostics);
-        const undeclared = compiled.renderGraph.variables.filter((name) => !t.variables.some((v) => v.name === name));
-        if (undeclared.length > 0) throw badRequest(`the script uses ${undeclared.map((n) => `{{${n}}}`).join(', ')}, not declared in variables`);
-        res.status(201).json(await deps.templates.put(req.principal!.orgId, t));
+        if (t.name !== String(req.params.name)) throw badRequest(`name: the body names ${JSON.stringify(t.name)}, the path ${JSON.stringify(String(req.params.name))}`);
+        res.json(await register(req.principal!.orgId, t));
       },
     },
     {

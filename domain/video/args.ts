@@ -1,4 +1,4 @@
-import { Diagnostics, type Position, hint } from './diagnostics.js';
+import { Diagnostics, excerpt, type Diagnostic, type Position, hint } from './diagnostics.js';
 import { describeToken, tokenize, type StringPart, type Token } from './lexer.js';
 import type { Text } from './ast.js';
 
@@ -60,11 +60,10 @@ export class ArgReader {
       this.diags.error(t, 'unbound-variable', `{{${t.name}}} has no value, and ${this.name} cannot render without one; pass it in variables`);
       return undefined;
     }
-    const inner = new Diagnostics();
-    const read = tokenize(String(value), inner).flatMap((l) => l.tokens);
-    for (const d of inner.list) this.diags.error(t, d.code, `{{${t.name}}} = ${JSON.stringify(value)}: ${d.message}`);
+    const { read, found } = lexValue(this.variables, t.name, value);
+    for (const d of found) this.diags.error(t, d.code, () => `{{${t.name}}} = ${excerpt(JSON.stringify(value))}: ${d.message}`);
     if (read.length !== 1) {
-      if (inner.list.length === 0) this.diags.error(t, 'bad-variable-value', `{{${t.name}}} = ${JSON.stringify(value)} is not one value for ${this.name}`);
+      if (found.length === 0) this.diags.error(t, 'bad-variable-value', () => `{{${t.name}}} = ${excerpt(JSON.stringify(value))} is not one value for ${this.name}`);
       return undefined;
     }
     return { ...read[0]!, line: t.line, column: t.column };
@@ -116,7 +115,7 @@ export class ArgReader {
     const found = allowed.find((a) => String(a) === raw);
     if (found !== undefined) return { value: found, at: t };
     const list = allowed.join(', ');
-    this.diags.error(t, 'bad-value', `${this.name} ${describeToken(t)} is not allowed; use one of ${list}${t.kind === 'word' ? hint(t.value, allowed.map(String)) : ''}`);
+    this.diags.error(t, 'bad-value', () => `${this.name} ${describeToken(t)} is not allowed; use one of ${list}${t.kind === 'word' ? hint(t.value, allowed.map(String)) : ''}`);
     return undefined;
   }
 
@@ -141,7 +140,7 @@ export class ArgReader {
       const t = this.tokens[this.i]!;
       if (t.kind !== 'word' || !keys.includes(t.value)) {
         this.i++;
-        this.diags.error(t, 'bad-option', `${this.name} has no option ${describeToken(t)}; its options are ${keys.join(', ')}${t.kind === 'word' ? hint(t.value, keys) : ''}`);
+        this.diags.error(t, 'bad-option', () => `${this.name} has no option ${describeToken(t)}; its options are ${keys.join(', ')}${t.kind === 'word' ? hint(t.value, keys) : ''}`);
         continue;
       }
       this.i++;
@@ -157,6 +156,23 @@ export class ArgReader {
     if (extra) this.diags.error(extra, 'extra-argument', `${this.name} takes no more arguments; remove ${describeToken(extra)}`);
     this.i = this.tokens.length;
   }
+}
+
+/**
+ * A variable's value read as tokens, once per compile: a script may use a 10,000-character value on
+ * every line, and lexing it at each use made the compile cost uses times length.
+ */
+const lexed = new WeakMap<Variables, Map<string, { read: Token[]; found: Diagnostic[] }>>();
+function lexValue(variables: Variables, name: string, value: string | number | boolean): { read: Token[]; found: Diagnostic[] } {
+  let values = lexed.get(variables);
+  if (!values) lexed.set(variables, (values = new Map()));
+  let hit = values.get(name);
+  if (!hit) {
+    const inner = new Diagnostics();
+    hit = { read: tokenize(String(value), inner).flatMap((l) => l.tokens), found: inner.list };
+    values.set(name, hit);
+  }
+  return hit;
 }
 
 /** Fills `{{name}}` placeholders; returns the text and the names that had no value. */

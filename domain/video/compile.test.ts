@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compile, type CompileOptions } from './compile.js';
-import type { Diagnostic } from './diagnostics.js';
+import { MAX_DIAGNOSTICS, type Diagnostic } from './diagnostics.js';
 import type { RenderGraph } from './render-graph.js';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -265,5 +265,45 @@ describe('compile options', () => {
     const full = graphOf(source);
     const size = (x: RenderGraph) => (x.scenes[0]!.layers[0]!.kind === 'title' ? (x.scenes[0]!.layers[0] as { font: { size: number } }).font.size : 0);
     expect(size(g) * 3).toBeCloseTo(size(full), -1);
+  });
+});
+
+describe('hostile scripts', () => {
+  const scenes = (n: number, body = '') => ['film "T"', ...Array.from({ length: n }, (_, i) => `scene "s${i}" 1s${body}`)].join('\n');
+
+  it('lists at most MAX_DIAGNOSTICS findings and says how many more there were', () => {
+    const ds = compile(scenes(5_000)).diagnostics;
+    expect(ds).toHaveLength(MAX_DIAGNOSTICS + 1);
+    expect(ds.at(-1)).toMatchObject({ level: 'warning', code: 'too-many-diagnostics' });
+    expect(ds.at(-1)!.message).toMatch(/^\d+ more findings are not listed/);
+  });
+
+  it('still fails a script whose only error comes after the listed findings', () => {
+    // 2,000 empty 4-second scenes: their warnings fill the list before the build finds the film too long.
+    const r = compile(['film "T"', ...Array.from({ length: 2_000 }, (_, i) => `scene "s${i}" 4s`)].join('\n'));
+    expect(r.ok).toBe(false);
+    expect(r.diagnostics.filter((d) => d.level === 'error')).toEqual([]);
+  });
+
+  it('finds the errors of every empty scene past the cap: an empty scene after a dropped line is not called empty', () => {
+    // 3,000 scenes each with a bad line: no empty-scene warning anywhere, though most errors are unlisted.
+    const ds = compile(scenes(3_000, '\n  text 12')).diagnostics;
+    expect(ds.filter((d) => d.code === 'empty-scene')).toEqual([]);
+  });
+
+  it('quotes a long variable value shortly in every message', () => {
+    const value = `#${'0'.repeat(9_998)}`;
+    const source = ['film "T"', 'scene "S" 4s', ...Array.from({ length: 50 }, () => '  background {{c}}')].join('\n');
+    const r = compile(source, { variables: { c: value } });
+    expect(r.ok).toBe(false);
+    for (const d of r.diagnostics) expect(d.message.length).toBeLessThan(200);
+  });
+
+  it('gives no "did you mean" for a word longer than any name', () => {
+    const ds = compile(oneScene(`${'q'.repeat(100_000)}`)).diagnostics;
+    const unknown = ds.find((d) => d.code === 'unknown-directive')!.message;
+    expect(unknown).not.toContain('did you mean');
+    expect(unknown).toContain('(100000 characters)');
+    expect(compile(oneScene('titel "x"')).diagnostics[0]!.message).toContain('did you mean title?');
   });
 });

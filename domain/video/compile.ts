@@ -79,6 +79,7 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
 
   const names = new Map<string, number>();
   const scenes: SceneNode[] = [];
+  const erred = errorLines(diags);
   film.scenes.forEach((s, index) => {
     const name = fill(s.name);
     const earlier = names.get(name);
@@ -88,7 +89,7 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
     if (duration > 0 && duration < mood.pacing.minSceneSeconds) {
       diags.warn(s.at, 'scene-too-short', `scene "${name}" lasts ${duration}s; the ${mood.name} mood reads best with scenes of at least ${mood.pacing.minSceneSeconds}s`);
     }
-    if (s.layers.length === 0 && !s.background && !erred(diags, s.at.line, film.scenes[index + 1]?.at.line ?? Infinity)) diags.warn(s.at, 'empty-scene', `scene "${name}" has no content; it renders as the mood's background colour`);
+    if (s.layers.length === 0 && !s.background && !erred(s.at.line, film.scenes[index + 1]?.at.line ?? Infinity)) diags.warn(s.at, 'empty-scene', `scene "${name}" has no content; it renders as the mood's background colour`);
     for (const l of s.layers) if (l.kind === 'image' || l.kind === 'video') used.assets.add(l.assetId);
     if (s.background?.fill.kind === 'asset') used.assets.add(s.background.fill.assetId);
     const layers = layout(s, name, duration, style, { width, height }, fill, diags);
@@ -129,8 +130,23 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
   };
 }
 
-/** Whether an error was reported on lines [from, to): a dropped line makes an empty scene expected. */
-const erred = (diags: Diagnostics, from: number, to: number) => diags.list.some((d) => d.level === 'error' && d.line >= from && d.line < to);
+/**
+ * Whether an error was reported on lines [from, to): a dropped line makes an empty scene expected.
+ * The error lines are sorted once and each question is a binary search, so a script of many empty
+ * scenes and many errors costs no more than its length (a scan per scene was quadratic).
+ */
+function errorLines(diags: Diagnostics): (from: number, to: number) => boolean {
+  const lines = [...diags.errorLines].sort((a, b) => a - b);
+  return (from, to) => {
+    let [lo, hi] = [0, lines.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (lines[mid]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < lines.length && lines[lo]! < to;
+  };
+}
 
 function background(s: SceneAst, palette: Palette): SceneNode['background'] {
   const f = s.background?.fill;

@@ -1,7 +1,7 @@
 import type { ArgReader } from './args.js';
 import { ASPECTS, FRAME_RATES, RESOLUTIONS, type AudioAst, type FilmAst, type Fill, type SceneAst } from './ast.js';
 import type { Diagnostics } from './diagnostics.js';
-import { hint } from './diagnostics.js';
+import { excerpt, hint } from './diagnostics.js';
 import { PALETTE_ROLES, TRANSITION_KINDS, moodNames, resolveMood, type PaletteRole } from './moods.js';
 
 /** Longest scene, and longest transition or fade, the compiler accepts. */
@@ -50,8 +50,7 @@ function fill(args: ArgReader, diags: Diagnostics): Fill | undefined {
   if (t.kind === 'color') return { kind: 'color', color: t.value };
   if (t.kind === 'asset') return { kind: 'asset', assetId: t.id };
   if (t.kind === 'word' && (PALETTE_ROLES as readonly string[]).includes(t.value)) return { kind: 'role', role: t.value as PaletteRole };
-  const near = t.kind === 'word' ? hint(t.value, PALETTE_ROLES) : '';
-  diags.error(t, 'bad-argument', `background needs ${what} (${PALETTE_ROLES.join(', ')})${near}`);
+  diags.error(t, 'bad-argument', () => `background needs ${what} (${PALETTE_ROLES.join(', ')})${t.kind === 'word' ? hint(t.value, PALETTE_ROLES) : ''}`);
   return undefined;
 }
 
@@ -90,8 +89,8 @@ export const DIRECTIVES: Readonly<Record<string, DirectiveSpec>> = {
       if (!t) return;
       const name = t.kind === 'word' ? t.value : t.kind === 'string' && t.parts.length === 1 && 'text' in t.parts[0]! ? t.parts[0].text : undefined;
       if (name === undefined || !resolveMood(name)) {
-        const shown = name ?? 'that';
-        diags.error(t, 'unknown-mood', `${shown} is not a mood; use a built-in (confident, playful, dramatic, elegant, calm, urgent, precision) or an alias${name ? hint(name, moodNames()) : ''}`);
+        const shown = name === undefined ? 'that' : excerpt(name);
+        diags.error(t, 'unknown-mood', () => `${shown} is not a mood; use a built-in (confident, playful, dramatic, elegant, calm, urgent, precision) or an alias${name ? hint(name, moodNames()) : ''}`);
         return;
       }
       film.mood = { at: t, name };

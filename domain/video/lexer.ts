@@ -1,4 +1,4 @@
-import type { Diagnostics, Position } from './diagnostics.js';
+import { excerpt, type Diagnostics, type Position } from './diagnostics.js';
 
 /** A piece of a string literal: literal text or a `{{name}}` placeholder at its own position. */
 export type StringPart = { text: string } | { variable: string; at: Position };
@@ -41,9 +41,9 @@ const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t'
 export function tokenize(source: string, diags: Diagnostics): Line[] {
   const lines: Line[] = [];
   source.split(/\r\n|\r|\n/).forEach((text, i) => {
-    const before = diags.list.length;
+    const before = diags.reported;
     const tokens = tokenizeLine(text, i + 1, diags);
-    if (tokens.length > 0) lines.push({ line: i + 1, tokens, damaged: diags.list.length > before });
+    if (tokens.length > 0) lines.push({ line: i + 1, tokens, damaged: diags.reported > before });
   });
   return lines;
 }
@@ -92,23 +92,23 @@ function classify(raw: string, at: Position, diags: Diagnostics): Token | null {
     const d = DURATION.exec(raw);
     if (d) return { line, column, kind: 'duration', seconds: round3(Number(d[1]) * UNIT_SECONDS[d[2] as keyof typeof UNIT_SECONDS]), raw };
     if (RATIO.test(raw)) return { line, column, kind: 'ratio', value: raw };
-    diags.error(at, 'bad-number', `${raw} is not a number or a duration; durations carry a unit: 3s, 500ms, 1m`);
+    diags.error(at, 'bad-number', `${excerpt(raw)} is not a number or a duration; durations carry a unit: 3s, 500ms, 1m`);
     return null;
   }
   if (c === 35) {
     if (COLOR.test(raw)) return { line, column, kind: 'color', value: normalizeColor(raw), raw };
-    diags.error(at, 'bad-color', `${raw} is not a colour; write #rgb or #rrggbb in hexadecimal`);
+    diags.error(at, 'bad-color', `${excerpt(raw)} is not a colour; write #rgb or #rrggbb in hexadecimal`);
     return null;
   }
   if (raw.startsWith('asset:')) {
     const a = ASSET.exec(raw);
     if (a) return { line, column, kind: 'asset', id: a[1]! };
-    diags.error(at, 'bad-asset', `${raw} is not an asset reference; write asset:<id> with letters, digits, '.', '_' or '-'`);
+    diags.error(at, 'bad-asset', `${excerpt(raw)} is not an asset reference; write asset:<id> with letters, digits, '.', '_' or '-'`);
     return null;
   }
   if (WORD.test(raw)) return { line, column, kind: 'word', value: raw };
-  if (raw.startsWith('{{')) diags.error(at, 'bad-variable', `${raw} is not a variable; write {{name}} with a letter or _ first`);
-  else diags.error(at, 'unexpected-token', `unexpected ${raw}`);
+  if (raw.startsWith('{{')) diags.error(at, 'bad-variable', `${excerpt(raw)} is not a variable; write {{name}} with a letter or _ first`);
+  else diags.error(at, 'unexpected-token', `unexpected ${excerpt(raw)}`);
   return null;
 }
 
@@ -168,17 +168,17 @@ function normalizeColor(raw: string): string {
 export function describeToken(t: Token): string {
   switch (t.kind) {
     case 'word':
-      return t.value;
+      return excerpt(t.value);
     case 'string':
       return 'a string';
     case 'variable':
-      return `{{${t.name}}}`;
+      return `{{${excerpt(t.name)}}}`;
     case 'number':
     case 'duration':
     case 'color':
-      return t.raw;
+      return excerpt(t.raw);
     case 'ratio':
-      return t.value;
+      return excerpt(t.value);
     case 'asset':
       return `asset:${t.id}`;
   }

@@ -1,6 +1,6 @@
 import { ArgReader, type Variables } from './args.js';
 import type { FilmAst } from './ast.js';
-import { hint, type Diagnostics } from './diagnostics.js';
+import { excerpt, hint, type Diagnostics } from './diagnostics.js';
 import { DIRECTIVES } from './directives.js';
 import { describeToken, tokenize } from './lexer.js';
 
@@ -25,7 +25,7 @@ export function parse(source: string, variables: Variables, diags: Diagnostics):
     }
     const spec = Object.hasOwn(DIRECTIVES, head.value) ? DIRECTIVES[head.value] : undefined;
     if (!spec) {
-      diags.error(head, 'unknown-directive', `unknown directive ${head.value}${hint(head.value, Object.keys(DIRECTIVES))}`);
+      diags.error(head, 'unknown-directive', () => `unknown directive ${excerpt(head.value)}${hint(head.value, Object.keys(DIRECTIVES))}`);
       continue;
     }
     const scene = film.scenes.at(-1);

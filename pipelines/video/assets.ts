@@ -1,12 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
+import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { BlobStore } from '../../infra/blobs/types.js';
+import { clickhouseDateTime } from '../../domain/rules/values.js';
+import { afterCursor, decodeCursor, pageOf } from './page-cursor.js';
 
 /**
  * Assets in the blob store: the bytes under `assets/<id>`, what they are under `asset-meta/<id>.json`
  * (the owner organization, the sniffed type). The type comes from the content, never from the name
- * or the client's Content-Type, and only kinds the renderer can use are taken.
+ * or the client's Content-Type, and only kinds the renderer can use are taken. Each organization's
+ * assets are listed from an index in ClickHouse (one row per version, a deletion a tombstone).
  */
+
+export const assetIndexMigration: Migration = {
+  id: 'video-004-asset-index',
+  statements: [
+    `CREATE TABLE IF NOT EXISTS video_assets (
+      org_id String,
+      asset_id String,
+      record String,
+      deleted UInt8,
+      created_at DateTime64(3, 'UTC'),
+      version UInt64
+    ) ENGINE = ReplacingMergeTree(version) ORDER BY (org_id, asset_id)`,
+  ],
+};
 
 export type AssetKind = 'image' | 'video' | 'audio' | 'font';
 
@@ -50,7 +68,16 @@ const metaKey = (id: string) => `asset-meta/${id}.json`;
 
 export type AssetStore = ReturnType<typeof createAssetStore>;
 
-export function createAssetStore(blobs: BlobStore, now: () => number) {
+export function createAssetStore(blobs: BlobStore, analytics: Analytics, now: () => number) {
+  let version = 0;
+  const nextVersion = () => (version = Math.max(version + 1, now() * 1000));
+  const index = (r: AssetRecord, deleted: boolean) =>
+    analytics.insert({
+      table: 'video_assets',
+      values: [{ org_id: r.orgId, asset_id: r.assetId, record: JSON.stringify(r), deleted: deleted ? 1 : 0, created_at: clickhouseDateTime(Date.parse(r.createdAt)), version: nextVersion() }],
+      format: 'JSONEachRow',
+    });
+
   async function meta(assetId: string): Promise<AssetRecord | null> {
     if (!ASSET_ID.test(assetId)) return null;
     const found = await blobs.get(metaKey(assetId));
@@ -71,9 +98,33 @@ export function createAssetStore(blobs: BlobStore, now: () => number) {
       await blobs.put(bodyKey(record.assetId), content, record.mimetype);
       // The record last: an asset is there once it is complete.
       await blobs.put(metaKey(record.assetId), Buffer.from(JSON.stringify(record)), 'application/json');
+      await index(record, false);
       return record;
     },
     meta,
+    /** The organization's assets, newest first, `limit` a page; undefined for a cursor this store did not make. */
+    async list(orgId: string, limit: number, cursor?: string): Promise<{ items: AssetRecord[]; nextCursor: string | null } | undefined> {
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (cursor !== undefined && !after) return undefined;
+      const rows = await (
+        await analytics.query({
+          query: `SELECT record FROM video_assets FINAL WHERE org_id = {org:String} AND deleted = 0${after ? afterCursor('asset_id') : ''} ORDER BY created_at DESC, asset_id DESC LIMIT {limit:UInt32}`,
+          query_params: { org: orgId, at: after?.at ?? 0, id: after?.id ?? '', limit: limit + 1 },
+          format: 'JSONEachRow',
+        })
+      ).json<{ record: string }>();
+      return pageOf(rows.map((r) => JSON.parse(r.record) as AssetRecord), limit, (a) => [a.createdAt, a.assetId]);
+    },
+    /** Deletes an asset of `orgId`, its bytes too; false when the organization has no asset of that id. */
+    async remove(orgId: string, assetId: string): Promise<boolean> {
+      const record = await meta(assetId);
+      if (!record || record.orgId !== orgId) return false;
+      // The record first: once it is gone the asset is gone for every reader, and a crash leaves bytes no one can name.
+      await blobs.delete(metaKey(assetId));
+      await blobs.delete(bodyKey(assetId));
+      await index(record, true);
+      return true;
+    },
     /** The bytes, optionally a byte range of them; null when there is no such asset. */
     async open(assetId: string, range?: { start: number; end: number }) {
       if (!(await meta(assetId))) return null;

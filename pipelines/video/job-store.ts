@@ -1,6 +1,7 @@
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
+import { afterCursor, decodeCursor, pageOf } from './page-cursor.js';
 import type { RenderJob } from './ports.js';
 import type { JobEvent, WorkerEvent } from './topics.js';
 
@@ -31,6 +32,15 @@ export const jobStoreMigration: Migration = {
   ],
 };
 
+/** When each job was created and how many seconds of video it makes: the organization's render bounds read them. */
+export const jobUsageMigration: Migration = {
+  id: 'video-003-render-job-usage',
+  statements: [
+    `ALTER TABLE video_render_jobs ADD COLUMN IF NOT EXISTS created_at DateTime64(3, 'UTC') DEFAULT updated_at`,
+    'ALTER TABLE video_render_jobs ADD COLUMN IF NOT EXISTS seconds Float64 DEFAULT 0',
+  ],
+};
+
 export interface WorkerState {
   workerId: string;
   concurrency: number;
@@ -54,7 +64,18 @@ export function createJobStore(analytics: Analytics, clock: Clock) {
   async function write(job: RenderJob): Promise<void> {
     await analytics.insert({
       table: 'video_render_jobs',
-      values: [{ org_id: job.orgId, job_id: job.jobId, status: job.status, record: JSON.stringify(job), version: nextVersion(), updated_at: clickhouseDateTime(Date.parse(job.updatedAt)) }],
+      values: [
+        {
+          org_id: job.orgId,
+          job_id: job.jobId,
+          status: job.status,
+          record: JSON.stringify(job),
+          version: nextVersion(),
+          updated_at: clickhouseDateTime(Date.parse(job.updatedAt)),
+          created_at: clickhouseDateTime(Date.parse(job.createdAt)),
+          seconds: job.seconds ?? 0,
+        },
+      ],
       format: 'JSONEachRow',
     });
   }
@@ -73,6 +94,31 @@ export function createJobStore(analytics: Analytics, clock: Clock) {
   return {
     create: write,
     get,
+    /** Jobs queued or rendering now, and seconds of output of the jobs created since `since` (epoch ms), of one organization. */
+    async usage(orgId: string, since: number): Promise<{ active: number; secondsToday: number }> {
+      const [row] = await (
+        await analytics.query({
+          query:
+            "SELECT countIf(status IN ('queued', 'rendering')) AS active, sumIf(seconds, created_at >= fromUnixTimestamp64Milli({since:Int64})) AS seconds FROM video_render_jobs FINAL WHERE org_id = {org:String}",
+          query_params: { org: orgId, since },
+          format: 'JSONEachRow',
+        })
+      ).json<{ active: string | number; seconds: number }>();
+      return { active: Number(row?.active ?? 0), secondsToday: Number(row?.seconds ?? 0) };
+    },
+    /** The organization's jobs, newest first, `limit` a page; undefined for a cursor this store did not make. */
+    async list(orgId: string, limit: number, cursor?: string): Promise<{ items: RenderJob[]; nextCursor: string | null } | undefined> {
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (cursor !== undefined && !after) return undefined;
+      const rows = await (
+        await analytics.query({
+          query: `SELECT record FROM video_render_jobs FINAL WHERE org_id = {org:String}${after ? afterCursor('job_id') : ''} ORDER BY created_at DESC, job_id DESC LIMIT {limit:UInt32}`,
+          query_params: { org: orgId, at: after?.at ?? 0, id: after?.id ?? '', limit: limit + 1 },
+          format: 'JSONEachRow',
+        })
+      ).json<{ record: string }>();
+      return pageOf(rows.map((r) => JSON.parse(r.record) as RenderJob), limit, (j) => [j.createdAt, j.jobId]);
+    },
     /**
      * Applies a worker's event; false when it changes nothing: an unknown job (another
      * deployment's), a job already complete or failed, or progress that is not news.

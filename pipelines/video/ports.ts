@@ -1,5 +1,6 @@
 import type { Variables } from '../../domain/video/args.js';
 import type { Diagnostic } from '../../domain/video/diagnostics.js';
+import type { BoundBreach } from '../../domain/video/render-bounds.js';
 import type { Template, VariableIssue } from '../../domain/video/template.js';
 import type { ThemeName } from '../../domain/video/themes.js';
 
@@ -37,6 +38,8 @@ export interface RenderJob {
   origin: 'source' | 'file' | 'template';
   /** The template's name, when rendered from one. */
   template?: string;
+  /** Seconds of video the job makes: counted against the organization's daily allowance. */
+  seconds?: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -44,7 +47,8 @@ export interface RenderJob {
 export type SubmitRejection =
   | { kind: 'compile_failed'; diagnostics: Diagnostic[] }
   | { kind: 'template_not_found'; name: string }
-  | { kind: 'invalid_variables'; issues: VariableIssue[] };
+  | { kind: 'invalid_variables'; issues: VariableIssue[] }
+  | { kind: 'over_bound'; breach: BoundBreach };
 
 /** A job is only created (and queued durably) when the script compiles. */
 export type SubmitResult = { ok: true; job: RenderJob } | { ok: false; rejection: SubmitRejection };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Platform } from '../../infra/platform.js';
 import { compile, type CompileOptions } from '../../domain/video/compile.js';
 import type { Diagnostic } from '../../domain/video/diagnostics.js';
+import { breachedBound, type RenderBounds } from '../../domain/video/render-bounds.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
 import { fillVariables } from '../../domain/video/template.js';
 import type { AssetStore } from './assets.js';
@@ -15,8 +16,17 @@ import { encodeJson, type JobMessage } from './topics.js';
  * on the render topic. A job exists only once both are durable.
  */
 
+const DAY_MS = 86_400_000;
+
 export function createRenderJobs(deps: { platform: Platform; store: JobStore; templates: Templates; assets: AssetStore; topic: string }): RenderJobs {
   const { platform, store } = deps;
+  const { config } = platform;
+  const bounds: RenderBounds = {
+    concurrentJobs: config.RENDER_MAX_CONCURRENT_JOBS,
+    jobSeconds: config.RENDER_MAX_JOB_SECONDS,
+    secondsPerDay: config.RENDER_MAX_SECONDS_PER_DAY,
+    jobPixelFrames: config.RENDER_MAX_JOB_PIXEL_FRAMES,
+  };
 
   /** Lines where each asset is first used, for a diagnostic that points at it. */
   function assetLines(graph: RenderGraph): Map<string, number> {
@@ -45,8 +55,12 @@ export function createRenderJobs(deps: { platform: Platform; store: JobStore; te
     if (!compiled.ok) return { ok: false, rejection: { kind: 'compile_failed', diagnostics: compiled.diagnostics } };
     const foreign = await foreignAssets(orgId, compiled.renderGraph);
     if (foreign.length > 0) return { ok: false, rejection: { kind: 'compile_failed', diagnostics: foreign } };
+    // Read, then written: processes submitting for one organization at the same instant may pass a bound by a job or two.
+    const breach = breachedBound(compiled.renderGraph.film, await store.usage(orgId, platform.clock.now() - DAY_MS), bounds);
+    if (breach) return { ok: false, rejection: { kind: 'over_bound', breach } };
     const now = new Date(platform.clock.now()).toISOString();
-    const job: RenderJob = { jobId: `job_${randomBytes(12).toString('hex')}`, orgId, status: 'queued', progress: 0, origin, ...(template ? { template } : {}), createdAt: now, updatedAt: now };
+    const seconds = compiled.renderGraph.film.durationSeconds;
+    const job: RenderJob = { jobId: `job_${randomBytes(12).toString('hex')}`, orgId, status: 'queued', progress: 0, origin, ...(template ? { template } : {}), seconds, createdAt: now, updatedAt: now };
     await store.create(job);
     const message: JobMessage = { jobId: job.jobId, orgId, graph: compiled.renderGraph };
     try {

@@ -33,11 +33,18 @@ export const principalCreateSchema = z
     name: z.string().trim().min(1).max(200),
     scopes: scopes.min(1).meta({ description: "A subset of the caller's own scopes" }),
   })
-  .meta({ id: 'PrincipalCreate' });
+  .meta({ id: 'PrincipalCreate', example: { name: 'render bot', scopes: ['render:read', 'render:write'] } });
 
 export const principalCreatedSchema = z
   .object({ principal: principalSchema, apiKey: z.string().meta({ description: 'Shown this once; only its SHA-256 digest is stored' }) })
   .meta({ id: 'PrincipalCreated' });
+
+/** What PATCH /api/principals/{id} takes: a principal as GET answers it, or part of it; only name and scopes are read. */
+export const principalPatchSchema = principalSchema
+  .partial()
+  .extend({ name: principalCreateSchema.shape.name.optional(), scopes: scopes.min(1).optional() })
+  .strict()
+  .meta({ id: 'PrincipalPatch', example: { name: 'render bot', scopes: ['render:read', 'render:write'] } });
 
 export const principalListSchema = z.object({ principals: z.array(principalSchema) }).meta({ id: 'PrincipalList' });
 

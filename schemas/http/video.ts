@@ -193,10 +193,32 @@ export const renderJobSchema = z
     errors: z.array(z.object({ code: z.string(), message: z.string() })).optional().meta({ description: 'Once failed: why' }),
     origin: z.enum(['source', 'file', 'template']),
     template: z.string().optional(),
+    seconds: z.number().optional().meta({ description: "Seconds of video the job makes, counted against the organization's daily allowance" }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .meta({ id: 'RenderJob' });
+
+/** `limit` and `cursor` of every video list; the answer's nextCursor asks for the next page (null: none). */
+export const pageQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50).meta({ description: 'Items a page, 1 to 100; default 50' }),
+  cursor: z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page' }),
+});
+const nextCursor = z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' });
+
+const jobExample = {
+  jobId: 'job_5f0c2e7d9a1b3c4d5e6f7a8b',
+  status: 'complete',
+  progress: 1,
+  output: { url: 'https://video.example/api/video/job_5f0c2e7d9a1b3c4d5e6f7a8b', durationSeconds: 5, width: 1920, height: 1080, sizeBytes: 412_337 },
+  origin: 'source',
+  seconds: 5,
+  createdAt: '2026-11-26T08:00:00.000Z',
+  updatedAt: '2026-11-26T08:00:04.210Z',
+};
+export const renderJobListSchema = z
+  .object({ jobs: z.array(renderJobSchema).meta({ description: 'Newest first' }), nextCursor })
+  .meta({ id: 'RenderJobList', example: { jobs: [jobExample], nextCursor: null } });
 
 export const queueSchema = z
   .object({
@@ -247,3 +269,18 @@ export const assetUploadSchema = z
     ),
   })
   .meta({ id: 'AssetUpload' });
+
+export const assetSchema = assetUploadSchema.shape.assets.element
+  .extend({ kind: z.enum(['image', 'video', 'audio', 'font']), createdAt: z.string().meta({ description: 'ISO 8601' }) })
+  .meta({ id: 'Asset' });
+export const assetListSchema = z
+  .object({ assets: z.array(assetSchema).meta({ description: 'Newest first' }), nextCursor })
+  .meta({
+    id: 'AssetList',
+    example: {
+      assets: [
+        { assetId: 'ast_0f1e2d3c4b5a69788796a5b4c3d2e1f0', filename: 'logo.png', size: 18_204, mimetype: 'image/png', kind: 'image', createdAt: '2026-11-26T08:00:00.000Z', url: 'https://video.example/assets/ast_0f1e2d3c4b5a69788796a5b4c3d2e1f0' },
+      ],
+      nextCursor: null,
+    },
+  });

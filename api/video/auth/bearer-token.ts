@@ -24,7 +24,8 @@ export interface TokenClaims {
 }
 
 export interface BearerTokens {
-  sign(claims: Omit<TokenClaims, 'issuedAt' | 'expiresAt'>, ttlSeconds: number): Promise<{ token: string; claims: TokenClaims }>;
+  /** Signs a token living `ttlSeconds`, or until `notAfter` (epoch seconds) when that comes first. */
+  sign(claims: Omit<TokenClaims, 'issuedAt' | 'expiresAt'>, ttlSeconds: number, notAfter?: number): Promise<{ token: string; claims: TokenClaims }>;
   /** The claims of a valid token, or null for an expired, tampered, foreign or malformed one. */
   verify(token: string): Promise<TokenClaims | null>;
 }
@@ -34,9 +35,9 @@ export function bearerTokens(secret: string, now: () => number): BearerTokens {
   const key = crypto.subtle.importKey('raw', createHmac('sha256', secret).update('weir-video-bearer-v1').digest(), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   const verified = new Map<string, TokenClaims>();
   return {
-    async sign(c, ttlSeconds) {
+    async sign(c, ttlSeconds, notAfter = Infinity) {
       const issuedAt = Math.floor(now() / 1000);
-      const claims: TokenClaims = { ...c, issuedAt, expiresAt: issuedAt + ttlSeconds };
+      const claims: TokenClaims = { ...c, issuedAt, expiresAt: Math.min(issuedAt + ttlSeconds, notAfter) };
       const token = await new SignJWT({ org: c.orgId, scope: c.scopes.join(' ') })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(c.principalId)

@@ -6,7 +6,9 @@ import { scopesOf } from './resolver.js';
 
 /**
  * Mints a session token for a resolved caller: its scopes must be a subset of the caller's (a
- * token never widens what its holder may do), its organization and principal are the caller's.
+ * token never widens what its holder may do), its organization and principal are the caller's,
+ * and a token minted by a bearer token expires no later than that token (so a leaked token cannot
+ * renew itself).
  * 501 when no BEARER_SIGNING_SECRET is configured.
  */
 export function tokenMinter(tokens: BearerTokens | undefined) {
@@ -17,7 +19,7 @@ export function tokenMinter(tokens: BearerTokens | undefined) {
       const held = scopesOf(caller);
       const extra = (wanted ?? []).filter((s) => !held.includes(s));
       if (extra.length > 0) throw forbidden(`the requested scopes exceed the caller's: ${extra.join(', ')}`);
-      return tokens.sign({ orgId: caller.orgId, principalId: caller.principalId!, scopes: [...new Set(wanted ?? held)] }, ttlSeconds);
+      return tokens.sign({ orgId: caller.orgId, principalId: caller.principalId!, scopes: [...new Set(wanted ?? held)] }, ttlSeconds, caller.expiresAt);
     },
   };
 }

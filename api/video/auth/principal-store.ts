@@ -11,12 +11,25 @@ import { keyDigest } from '../../http/auth.js';
  * SHA-256 digest of its key and never the key. Every change also appends to an audit table, and a
  * disabled principal stays (disabled, with who and when), never deleted.
  *
- * Several API processes share the table. A process caches what a key resolves to for CACHE_MS, so
- * a principal created or disabled by another process is seen within that time; a key the cache
- * does not hold is looked up at once, so a new principal works everywhere immediately.
+ * Several API processes share the table. A process caches what a key resolves to, and whether a
+ * token's principal is active, for CACHE_MS, so a principal created or disabled by another process
+ * is seen within that time; what the cache does not hold is looked up at once, so a new principal
+ * works everywhere immediately.
  */
 
 export const CACHE_MS = 1_000;
+const ID_PREFIX = 'prn_';
+/** Cached answers at most: beyond, the oldest leaves first. */
+const MAX_CACHED = 10_000;
+
+/** Whether an id names a database principal (deployment keys go by key_…, the demo by its own name). */
+export const isPrincipalId = (id: string): boolean => id.startsWith(ID_PREFIX);
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  cache.delete(key);
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
 
 export const principalsMigration: Migration = {
   id: 'video-001-principals',
@@ -44,6 +57,7 @@ export type PrincipalStore = ReturnType<typeof createPrincipalStore>;
 export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock }) {
   const { analytics, clock } = deps;
   const byDigest = new Map<string, { at: number; principal: VideoPrincipal | null }>();
+  const active = new Map<string, { at: number; active: boolean }>();
   let version = 0;
   const nextVersion = () => (version = Math.max(version + 1, clock.now() * 1000));
 
@@ -52,7 +66,7 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
     return ((await result.json()) as { record: string }[]).map((r) => JSON.parse(r.record) as VideoPrincipal);
   }
 
-  async function write(p: VideoPrincipal, digest: string, action: 'created' | 'disabled', actor: string): Promise<void> {
+  async function write(p: VideoPrincipal, digest: string, action: 'created' | 'updated' | 'disabled', actor: string): Promise<void> {
     const at = new Date(clock.now()).toISOString();
     await analytics.insert({
       table: 'video_principals',
@@ -60,7 +74,8 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
       values: [{ org_id: p.orgId, id: p.id, key_digest: digest, record: JSON.stringify(p), version: nextVersion(), updated_at: at }],
     });
     await analytics.insert({ table: 'video_principal_audit', format: 'JSONEachRow', values: [{ org_id: p.orgId, principal_id: p.id, action, actor, at }] });
-    byDigest.set(digest, { at: clock.now(), principal: p });
+    remember(byDigest, digest, { at: clock.now(), principal: p });
+    remember(active, `${p.orgId}/${p.id}`, { at: clock.now(), active: !p.disabled });
   }
 
   async function find(orgId: string, id: string): Promise<{ principal: VideoPrincipal; digest: string } | undefined> {
@@ -78,7 +93,7 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
     async create(orgId: string, input: { name: string; scopes: VideoScope[] }, actor: string): Promise<{ principal: VideoPrincipal; apiKey: string }> {
       const apiKey = `wvk_${randomBytes(32).toString('base64url')}`;
       const principal: VideoPrincipal = {
-        id: `prn_${randomBytes(12).toString('hex')}`,
+        id: `${ID_PREFIX}${randomBytes(12).toString('hex')}`,
         orgId,
         type: 'api_key',
         name: input.name,
@@ -97,6 +112,15 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
       return rows('SELECT record FROM video_principals FINAL WHERE org_id = {org:String} ORDER BY id', { org: orgId });
     },
 
+    /** Renames a principal of `orgId` or changes its scopes; answers it as stored, or undefined when the organization has none of that id. */
+    async update(orgId: string, id: string, change: { name: string; scopes: VideoScope[] }, actor: string): Promise<VideoPrincipal | undefined> {
+      const hit = await find(orgId, id);
+      if (!hit) return undefined;
+      const updated = { ...hit.principal, name: change.name, scopes: [...new Set(change.scopes)] };
+      await write(updated, hit.digest, 'updated', actor);
+      return updated;
+    },
+
     /** Disables a principal of `orgId`; answers it, or undefined when the organization has none of that id. */
     async disable(orgId: string, id: string, actor: string): Promise<VideoPrincipal | undefined> {
       const hit = await find(orgId, id);
@@ -106,6 +130,23 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
       return disabled;
     },
 
+    /** One principal of `orgId`, or undefined. */
+    async get(orgId: string, id: string): Promise<VideoPrincipal | undefined> {
+      return (await find(orgId, id))?.principal;
+    },
+
+    /** Whether a token's principal exists and is not disabled, as of at most CACHE_MS ago. */
+    async isActive(orgId: string, id: string): Promise<boolean> {
+      const key = `${orgId}/${id}`;
+      const hit = active.get(key);
+      if (hit && clock.now() - hit.at < CACHE_MS) return hit.active;
+      const p = await find(orgId, id);
+      const answer = p !== undefined && !p.principal.disabled;
+      // Made-up ids never get here: the token carrying them was signed by this service.
+      remember(active, key, { at: clock.now(), active: answer });
+      return answer;
+    },
+
     /** The principal a presented key belongs to (disabled ones too: the caller answers 401 for them), or null. */
     async byKey(key: string): Promise<VideoPrincipal | null> {
       const digest = keyDigest(key).toString('hex');
@@ -113,7 +154,7 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
       if (hit && clock.now() - hit.at < CACHE_MS) return hit.principal;
       const [principal] = await rows('SELECT record FROM video_principals FINAL WHERE key_digest = {d:String} LIMIT 1', { d: digest });
       // Only keys that exist are cached: a stream of made-up keys adds nothing to the map.
-      if (principal) byDigest.set(digest, { at: clock.now(), principal });
+      if (principal) remember(byDigest, digest, { at: clock.now(), principal });
       else byDigest.delete(digest);
       return principal ?? null;
     },

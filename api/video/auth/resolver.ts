@@ -6,13 +6,14 @@ import { keyDigest, type KeyRing, type Principal } from '../../http/auth.js';
 import { forbidden, HttpError, unauthorized } from '../../http/errors.js';
 import type { RequestWindows } from '../../http/rate-limit.js';
 import type { BearerTokens } from './bearer-token.js';
-import type { PrincipalStore } from './principal-store.js';
+import { isPrincipalId, type PrincipalStore } from './principal-store.js';
 import { MCP_PATH } from './oauth-routes.js';
 
 /**
  * The one credential resolver of the video service's protected routes. `x-api-key` is a deployment
  * key (API_KEYS: every scope) or a database principal (its scopes; disabled answers 401);
- * `Authorization: Bearer` is a signed session token (its scopes). The organization comes from the
+ * `Authorization: Bearer` is a signed session token (its scopes), refused once its principal is
+ * disabled. The organization comes from the
  * credential alone: `x-org-id` is never read. A route's scope missing from the credential is a 403
  * naming it. Principal and bearer callers are rate limited per principal (a token counts against
  * the principal that minted it), across API processes through the window store.
@@ -58,7 +59,11 @@ export function credentialResolver(deps: {
       if (!deps.tokens) throw unauthorized('bearer tokens are not enabled here (no BEARER_SIGNING_SECRET); send x-api-key');
       const claims = await deps.tokens.verify(token);
       if (!claims) throw unauthorized('the bearer token is expired, malformed or not signed by this service');
-      return { orgId: claims.orgId, plan: 'enterprise', source: 'bearer', principalId: claims.principalId, scopes: claims.scopes };
+      // A token dies with the database principal that minted it (deployment keys and the demo are not principals).
+      if (isPrincipalId(claims.principalId) && !(await deps.principals.isActive(claims.orgId, claims.principalId))) {
+        throw unauthorized(`principal ${claims.principalId} is disabled; its tokens are refused`);
+      }
+      return { orgId: claims.orgId, plan: 'enterprise', source: 'bearer', principalId: claims.principalId, scopes: claims.scopes, expiresAt: claims.expiresAt };
     }
     const key = req.get('x-api-key');
     if (!key) throw unauthorized('send x-api-key or Authorization: Bearer <token>');

@@ -1,0 +1,26 @@
+/**
+ * Cursors of the video lists (render jobs, assets), newest first: a cursor names the last item of
+ * a page by its creation time and id, so a page never repeats or skips an item when newer ones
+ * arrive between calls.
+ */
+
+export const encodeCursor = (createdAt: string, id: string): string => Buffer.from(JSON.stringify([Date.parse(createdAt), id])).toString('base64url');
+
+/** The position a cursor names, or undefined for one the service did not make. */
+export function decodeCursor(cursor: string): { at: number; id: string } | undefined {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    return Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === 'string' ? { at: v[0] as number, id: v[1] as string } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The SQL condition of rows after a cursor, on columns `created_at` and `<idColumn>`, with parameters at and id. */
+export const afterCursor = (idColumn: string) => ` AND (created_at, ${idColumn}) < (fromUnixTimestamp64Milli({at:Int64}), {id:String})`;
+
+/** A page of `limit` items out of `limit + 1` rows read: the extra row says another page follows. */
+export function pageOf<T>(rows: T[], limit: number, position: (item: T) => [createdAt: string, id: string]): { items: T[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: rows.length > limit ? encodeCursor(...position(items.at(-1)!)) : null };
+}
