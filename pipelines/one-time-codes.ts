@@ -19,14 +19,17 @@ export async function countAttempt(windows: WindowStore, entity: EntityRef): Pro
 /** Addresses and users appear in the store only as digests, so a GDPR delete leaves no identifier behind here. */
 export const digest = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32);
 
+/** The counter of a purpose's starts for one user (`u`) or one address (`a`). */
+export const startCounter = (scope: string, purpose: string, of: 'u' | 'a', key: string): EntityRef => ({ scope, id: `otp-start:${purpose}:${of}:${digest(key)}` });
+
 /**
  * Counts a start of a code for a user and an address; answers the first limit it exceeds, or null.
  * Counters live in fixed windows, one bucket each, that the next window's reads evict.
  */
 export async function startRefusedBy(windows: WindowStore, scope: string, purpose: string, keys: { user: string; address: string }, now: number): Promise<StartLimit | null> {
   const counted = [
-    { limit: START_LIMITS.per_user, entity: { scope, id: `otp-start:${purpose}:u:${digest(keys.user)}` } },
-    { limit: START_LIMITS.per_address, entity: { scope, id: `otp-start:${purpose}:a:${digest(keys.address)}` } },
+    { limit: START_LIMITS.per_user, entity: startCounter(scope, purpose, 'u', keys.user) },
+    { limit: START_LIMITS.per_address, entity: startCounter(scope, purpose, 'a', keys.address) },
   ].map((c) => ({ ...c, bucket: Math.floor(now / c.limit.windowMs) }));
   await windows.apply(counted.map((c) => ({ entity: c.entity, updates: [{ kind: 'sum' as const, series: 's', bucket: c.bucket, delta: 1, floor: c.bucket }] })));
   const counts = await windows.readMany(counted.map((c) => ({ entity: c.entity, reads: [{ kind: 'sum' as const, series: 's', floor: c.bucket }] })));

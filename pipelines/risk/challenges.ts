@@ -11,6 +11,8 @@ import { findRequest } from './requests.js';
 import { RISK_CHECKS_TOPIC, type RiskRecord } from './record.js';
 
 const USED_NAMESPACE = 'risk.challenge.used';
+/** The one-time-code purpose whose start counters a GDPR delete also removes. */
+export const CHALLENGE_PURPOSE = 'risk-challenge';
 export const challengeEntity = (org: string, id: string) => ({ scope: riskScope(org), id: `ch:${id}` });
 
 export interface Issued {
@@ -51,7 +53,7 @@ export function createChallenges(deps: { platform: Platform; notifier: OtpNotifi
       if (!known) return null;
       const destination = body.challenge_type === 'email_otp' ? body.email! : body.phone!;
       // The check's user is known once the pipeline wrote the check; until then the check stands for it.
-      const refused = await startRefusedBy(windows, org, 'risk-challenge', { user: known.user_id ?? `request:${body.request_id}`, address: destination }, clock.now());
+      const refused = await startRefusedBy(windows, org, CHALLENGE_PURPOSE, { user: known.user_id ?? `request:${body.request_id}`, address: destination }, clock.now());
       if (refused) return { refused };
       const challenge_id = randomUUID();
       const code = formatCode(randomInt(0, 1_000_000));

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Platform } from '../../infra/platform.js';
 import { deviceEntity, emailEntity, ipEntity, riskScope, userEntity } from '../../domain/risk/state.js';
-import { challengeEntity } from './challenges.js';
+import { startCounter } from '../one-time-codes.js';
+import { CHALLENGE_PURPOSE, challengeEntity } from './challenges.js';
 import { fromClickHouseTime } from './ch-time.js';
 import type { WhitelistStore } from './whitelist-store.js';
 
@@ -155,6 +156,9 @@ export function createEntityData(deps: { platform: Platform; whitelist: Whitelis
         ...ids.ips.map((i) => windows.deleteEntity(ipEntity(org, i))),
         ...ids.devices.map((d) => windows.deleteEntity(deviceEntity(org, d))),
         ...ids.challenges.map((c) => windows.deleteEntity(challengeEntity(org, c))),
+        // Start counters are keyed by digests and expire within minutes, but a digest still names the user.
+        windows.deleteEntity(startCounter(org, CHALLENGE_PURPOSE, 'u', user)),
+        ...[...ids.emails, ...ids.phones].map((a) => windows.deleteEntity(startCounter(org, CHALLENGE_PURPOSE, 'a', a))),
       ]);
       return {
         entity_id: user,
