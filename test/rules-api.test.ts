@@ -105,6 +105,44 @@ describe('rules', () => {
   });
 });
 
+describe('lists', () => {
+  /** Walks a list page by page with `limit`, checking the header and the body carry the same cursor. */
+  async function walk(path: string, limit: number, as: ReturnType<typeof client>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const a: Answer = await as.get(`${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(a.status).toBe(200);
+      expect(a.body.data.length).toBeLessThanOrEqual(limit);
+      cursor = a.body.next_cursor;
+      expect(a.headers?.get('x-next-cursor') ?? null).toBe(cursor);
+      seen.push(...a.body.data);
+    } while (cursor);
+    return seen;
+  }
+
+  it('rules, fields and tables are paged by limit and cursor, each item once', async () => {
+    const b = client(p.url, 'key_b');
+    const ruleIds = await Promise.all([1, 2, 3].map(async () => (await b.post('/rules/org_b', rule())).body.data.ruleId as string));
+    for (const name of ['pg_c', 'pg_a', 'pg_b']) expect((await b.post('/fields/org_b', { name, fieldType: 'string' })).status).toBe(201);
+    for (const tableName of ['pg_t2', 'pg_t1', 'pg_t3']) expect((await b.post('/tables/org_b', { tableName, columns: [{ name: 'v', type: 'number' }], optimization: { status: 'disabled' } })).status).toBe(201);
+    try {
+      expect((await walk('/rules/org_b', 2, b)).map((r) => (r as { id: string }).id)).toEqual([...ruleIds].sort());
+      expect((await walk('/fields/org_b', 2, b)).map((f) => (f as { name: string }).name)).toEqual(['pg_a', 'pg_b', 'pg_c']);
+      expect(await walk('/tables/org_b', 1, b)).toEqual(['pg_t1', 'pg_t2', 'pg_t3']);
+      const first = await b.get('/rules/org_b?limit=1');
+      expect(first.body.data).toHaveLength(1);
+      expect((await b.get('/rules/org_b')).body.next_cursor).toBeNull();
+      expectError(await b.get('/rules/org_b?limit=0'), 400, /limit must be at least 1/);
+      expectError(await b.get('/tables/org_b?limit=501'), 400, /limit must be at most 500/);
+      expectError(await b.get('/fields/org_b?cursor=%25%25'), 400, /cursor must be the X-Next-Cursor/);
+    } finally {
+      for (const id of ruleIds) await b.delete(`/rules/org_b/${id}`);
+      for (const t of ['pg_t1', 'pg_t2', 'pg_t3']) await b.delete(`/tables/org_b/${t}`);
+    }
+  });
+});
+
 describe('custom tables', () => {
   const accounts = {
     tableName: 'accounts',
