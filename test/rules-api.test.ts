@@ -173,6 +173,31 @@ describe('custom tables', () => {
     expectError(await api.get('/tables/org_a/nope/schema'), 404);
   });
 
+  it('an event_stream with windowState over columns left nullable: created, its key columns non-null', async () => {
+    const stream = {
+      tableName: 'card_events',
+      tableType: 'event_stream',
+      columns: [
+        { name: 'card', type: 'string' },
+        { name: 'at', type: 'datetime' },
+        { name: 'value', type: 'number' },
+      ],
+      optimization: { status: 'enabled', windowState: { entityColumn: 'card', timestampColumn: 'at', aggregates: [{ name: 'total', function: 'sum', column: 'value', window: { amount: 1, unit: 'hours' } }] } },
+    };
+    const created = await api.post('/tables/org_a', stream);
+    expect(created.status).toBe(201);
+    expect(created.body.data.columns).toEqual([
+      { name: 'id', type: 'string', nullable: false },
+      { name: 'card', type: 'string', nullable: false },
+      { name: 'at', type: 'datetime', nullable: false },
+      { name: 'value', type: 'number', nullable: true },
+    ]);
+    expectError(await api.put('/tables/org_a/card_events/data', [{ id: 'e1', at: '2024-03-01T10:00:00Z', value: 1 }]), 400, /row 0: column 'card' is required/);
+    expectError(await api.put('/tables/org_a/card_events/data', [{ id: 'e1', card: 'c1', value: 1 }]), 400, /row 0: column 'at' is required/);
+    expect((await api.put('/tables/org_a/card_events/data', [{ id: 'e1', card: 'c1', at: '2024-03-01T10:00:00Z' }])).body.data).toMatchObject({ inserted_count: 1 });
+    expect((await api.delete('/tables/org_a/card_events')).status).toBe(200);
+  });
+
   it('400 for invalid definitions', async () => {
     expectError(await api.post('/tables/org_a', { ...accounts, tableName: 't2', optimization: undefined }), 400, /optimization/);
     expectError(await api.post('/tables/org_a', { ...accounts, tableName: 't2', optimization: { status: 'enabled', windowState: { entityColumn: 'tier', timestampColumn: 'opened_at', aggregates: [{ name: 'n', function: 'count', window: { amount: 1, unit: 'hours' } }] } } }), 400, /only valid for event_stream/);

@@ -61,11 +61,12 @@ const aggregate = z
 /**
  * windowState of an `event_stream` table: `entityColumn` names the entity (matched with the
  * transaction's entity_id), `timestampColumn` the event time, and each aggregate a count or sum
- * over a rolling window, read in expressions as `<table>.<aggregate name>`.
+ * over a rolling window, read in expressions as `<table>.<aggregate name>`. Both columns are
+ * stored non-null whatever the column list says: a row must carry them.
  */
 export const windowState = z.strictObject({
-  entityColumn: columnName,
-  timestampColumn: columnName,
+  entityColumn: columnName.meta({ description: 'A string column naming the entity; stored non-null' }),
+  timestampColumn: columnName.meta({ description: 'A datetime column, the event time; stored non-null' }),
   aggregates: z.array(aggregate).min(1).max(50),
 });
 export type WindowState = z.infer<typeof windowState>;
