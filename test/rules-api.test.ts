@@ -401,6 +401,36 @@ describe('transactions', () => {
     expect(perRule).toContainEqual({ rule_id: mine!.rule_id, name: 'over 100', triggered: expect.anything() });
   });
 
+  it('answers a transaction_id sent again with its stored decision, marked as a replay; another body under it is a 409', async () => {
+    const created = await api.post('/rules/org_a', rule({ name: 'replayed big', threshold: 1, evaluations: [{ name: 'big', expression: 'amount > 1000' }] }));
+    const ruleId = created.body.data.ruleId as string;
+    try {
+      const t = tx({ transaction_id: 'replay-1', amount: 5000 });
+      const first = await api.post('/transaction/org_a', t);
+      expect(first.status).toBe(200);
+      expect(first.headers?.get('idempotent-replayed')).toBeNull();
+      const mine = (a: Answer) => a.body.data.processedRules.find((r: { ruleId: string }) => r.ruleId === ruleId);
+      expect(mine(first)).toMatchObject({ name: 'replayed big', triggered: true, evaluations: [{ name: 'big', result: true }] });
+
+      // The rule changes: a replay still answers the decision stored, not a new evaluation.
+      await api.put(`/rules/org_a/${ruleId}`, rule({ name: 'replayed big', evaluations: [{ name: 'big', expression: 'amount > 1000000' }] }));
+      const again = await api.post('/transaction/org_a', { ...t });
+      expect(again.status).toBe(200);
+      expect(again.headers?.get('idempotent-replayed')).toBe('true');
+      expect(again.body.data.replay).toBe(true);
+      const { replay: _replay, ...data } = again.body.data;
+      expect(data).toEqual(first.body.data);
+
+      expectError(await api.post('/transaction/org_a', { ...t, amount: 1 }), 409, /transaction_id "replay-1" was evaluated .* with another body/);
+      const stored = await query<{ triggered_rules_count: number }>('SELECT triggered_rules_count FROM decisions FINAL WHERE org_id = {o:String} AND transaction_id = {t:String}', { o: 'org_a', t: 'replay-1' });
+      expect(stored).toEqual([{ triggered_rules_count: first.body.data.triggeredRulesCount }]);
+      // The same id in another organization is another transaction.
+      expect((await client(p.url, 'key_b').post('/transaction/org_b', { ...t, amount: 1 })).body.data.replay).toBeUndefined();
+    } finally {
+      await api.delete(`/rules/org_a/${ruleId}`);
+    }
+  });
+
   it('evaluates transactions that producers publish straight to the topic; invalid ones go to the DLQ', async () => {
     const direct = tx({ transaction_id: 'direct-1', amount: 5000, org_id: 'org_a' });
     const bad = tx({ transaction_id: 'direct-bad', transaction_time: '99:00:00', org_id: 'org_a' });

@@ -37,6 +37,7 @@ const errors = {
   403: error("The key's organization is not orgId"),
 };
 const missing = { 404: error('No such field, rule, table or row') };
+const replayedHeaders = z.object({ 'Idempotent-Replayed': z.literal('true').optional().meta({ description: 'Present on a replay: the answer is the decision stored for this transaction_id' }) });
 const okWith = (description: string, data: z.ZodType) => ({ description, schema: ok(data) });
 /** A list, paged by `limit` and `cursor` (schemas/http/paging.ts). */
 const paged = (description: string, item: z.ZodType) => ({
@@ -130,12 +131,16 @@ const routes: RouteDoc[] = [
   {
     method: 'post',
     path: '/transaction/:orgId',
-    summary: 'Evaluate a transaction; answers once it and its decision are in the transactions topic',
+    summary: 'Evaluate a transaction; answers once it and its decision are in the transactions topic. Idempotent by transaction_id',
     description: "The body holds Document 1's fields below plus the organization's registered custom fields (nullable); any other key is refused.",
     params: org,
     query: z.object({ ruleIds: z.string().optional().meta({ description: 'Comma-separated rule ids to evaluate instead of every active rule' }) }),
     body: { schema: transactionSchema([]) },
-    responses: { 200: okWith('The decision', decisionView), ...errors },
+    responses: {
+      200: { ...okWith('The decision; for a transaction_id seen in the last 24 hours, the decision stored for it (`replay: true`)', decisionView), headers: replayedHeaders },
+      ...errors,
+      409: error('This transaction_id was evaluated in the last 24 hours with another body'),
+    },
   },
   { method: 'get', path: OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } },
 ];

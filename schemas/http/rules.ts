@@ -187,6 +187,10 @@ export const decisionView = z.object({
   processedRules: z.array(z.record(z.string(), z.unknown())),
   triggeredRulesCount: z.number().int(),
   trace: z.unknown().optional().meta({ description: 'Only when the server runs with TRANSACTION_TRACE=true' }),
+  replay: z
+    .literal(true)
+    .optional()
+    .meta({ description: 'Present when this transaction_id was evaluated before (within 24 hours): the answer is the stored decision, not a new evaluation; the Idempotent-Replayed header says the same' }),
 });
 const rowView = z.record(z.string(), z.unknown());
 export const rowsPage = z.object({ rows: z.array(rowView), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
