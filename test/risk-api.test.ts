@@ -290,6 +290,46 @@ describe('weights', () => {
   });
 });
 
+describe('weights round-trip', () => {
+  const README_FIELDS = ['config_name', 'is_active', 'thresholds', 'ip', 'email', 'phone', 'behavior', 'velocity', 'session', 'continuous_auth', 'fraud_ring', 'features', 'high_risk_countries', 'review_emits_high'];
+
+  it.each(['', '/risk'])('GET answers every field, PUT takes it back unchanged, GET answers the same (prefix %j)', async (prefix) => {
+    const { org } = fresh();
+    const c = riskClient(p.url, org, `key-${org}`, prefix);
+    const first = (await c.weights()).body;
+    expect(Object.keys(first).sort()).toEqual([...README_FIELDS, 'version', 'updated_at'].sort());
+    expect(first).toMatchObject({ version: 0, updated_at: null, high_risk_countries: null });
+
+    const put = await c.putWeights(first);
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ version: 1, defaults_applied: [] });
+    const second = (await c.weights()).body;
+    expect({ ...second, version: 0, updated_at: null }).toEqual(first);
+    expect(second.version).toBe(1);
+
+    // The PUT answer goes back too (its read-only fields ignored).
+    expect((await c.putWeights({ ...put.body, config_name: 'again' })).body).toMatchObject({ version: 2, config_name: 'again' });
+  });
+
+  it('a stale version is a 409 carrying current_version; no version overwrites; a partial PUT names what it set to defaults', async () => {
+    const { c } = fresh();
+    const read = (await c.weights()).body;
+    expect((await c.putWeights({ ...read, thresholds: { block: 90, review: 40, challenge: 60 } })).body.version).toBe(1);
+    const stale = await c.putWeights({ ...read, config_name: 'late' });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ error: 'version_conflict', current_version: 1 });
+    expect((await c.weights()).body).toMatchObject({ version: 1, thresholds: { block: 90 } });
+
+    const partial = await c.putWeights({ thresholds: { block: 95 }, high_risk_countries: ['KP'] });
+    expect(partial.status).toBe(200);
+    expect(partial.body).toMatchObject({ version: 2, thresholds: { block: 95, review: 40, challenge: 60 }, high_risk_countries: ['KP'] });
+    expect(partial.body.defaults_applied).toEqual(expect.arrayContaining(['thresholds.review', 'thresholds.challenge', 'config_name', 'ip', 'review_emits_high']));
+    expect(partial.body.defaults_applied).not.toContain('thresholds.block');
+    expect(partial.body.defaults_applied).not.toContain('high_risk_countries');
+    expect((await c.putWeights({ ...read, colour: 'red' })).status).toBe(400);
+  });
+});
+
 describe('state over time', () => {
   it('baselines: the first 3 sessions establish it, a later session far from it is reported', async () => {
     const { c } = fresh();

@@ -13,7 +13,8 @@ import {
   feedbackRequestSchema,
   feedbackResponseSchema,
   riskErrorBodySchema,
-  scoringConfigSchema,
+  putScoringConfigAnswerSchema,
+  scoringConfigPutSchema,
   storedScoringConfigSchema,
   webhookConfigRequestSchema,
   webhookConfigSchema,
@@ -23,6 +24,8 @@ import {
 import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
+import { omittedFields } from '../http/omitted-fields.js';
+import { VersionConflictError } from '../../pipelines/counters/config-store.js';
 import { serviceRouter } from '../http/service-router.js';
 import type { LaneRoute } from '../http/lane.js';
 import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
@@ -88,13 +91,25 @@ function routes(deps: RiskApiDeps): Route[] {
   const weightsRoute = (method: 'put' | 'post'): Route => ({
     method,
     path: '/v1/weights',
-    summary: 'Store a new version of the scoring configuration',
-    description: 'Absent fields take their defaults; every PUT is a new version (the history is kept).',
-    body: { schema: scoringConfigSchema },
-    responses: { 200: { description: 'The stored configuration and its version', schema: storedScoringConfigSchema }, ...errors },
+    summary: 'Replace the scoring configuration with a new version',
+    description:
+      'The body replaces the whole configuration: absent fields take their defaults, and the answer names them in `defaults_applied`. What GET answers may be sent back unchanged: `version` is optimistic concurrency (a stale one is a 409 carrying `current_version`; without it the PUT overwrites), `updated_at` is ignored. Every PUT is a new version (the history is kept).',
+    body: { schema: scoringConfigPutSchema },
+    responses: {
+      200: { description: 'The stored configuration, its version, and the fields set to defaults', schema: putScoringConfigAnswerSchema },
+      ...errors,
+      409: { description: 'version_conflict: `version` is not the current one (current_version in the body)', schema: riskErrorBodySchema.safeExtend({ current_version: z.number().int() }) },
+    },
     handle: async (req, res, org) => {
-      const v = await deps.weights.put(org, parseOr400(scoringConfigSchema, req.body, 'scoring configuration'));
-      res.json({ ...v.config, version: v.version, updated_at: v.updated_at });
+      const { version, updated_at: _readOnly, defaults_applied: _alsoReadOnly, ...config } = parseOr400(scoringConfigPutSchema, req.body, 'scoring configuration');
+      let v;
+      try {
+        v = await deps.weights.put(org, config, version);
+      } catch (err) {
+        if (err instanceof VersionConflictError) throw new HttpError(409, 'version_conflict', err.message, { current_version: err.currentVersion });
+        throw err;
+      }
+      res.json({ ...v.config, version: v.version, updated_at: v.updated_at, defaults_applied: omittedFields(config, req.body) });
     },
   });
   const webhookRoute = (method: 'put' | 'post'): Route => ({
