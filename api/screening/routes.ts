@@ -305,7 +305,7 @@ function routes(r: Router, deps: ScreeningApiDeps): void {
   });
 
   r.put(`${PREFIX}/config`, async (req, res) => {
-    const change = parseOr400(relationshipConfigBody, req.body);
+    const { updated_at: _readOnly, ...change } = parseOr400(relationshipConfigBody, req.body);
     res.json(await deps.configs.put(org(req), change));
   });
 
