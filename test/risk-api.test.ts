@@ -156,6 +156,30 @@ describe('validation', () => {
     expect(Date.parse(created.body.expires_at) - Date.parse(created.body.created_at)).toBe(168 * 3_600_000);
   });
 
+  it.each(['', '/risk'])('GET /v1/whitelist lists the entries not removed, paged by limit and cursor (prefix %j)', async (prefix) => {
+    const { org } = fresh();
+    const c = riskClient(p.url, org, `key-${org}`, prefix);
+    const entry = (identifier: string) => ({ entity_type: 'email', identifier, reason: 'verified by phone call', verified_by: 'agent-7', verification_method: 'phone_callback' });
+    const ids: string[] = [];
+    for (const who of ['a', 'b', 'c', 'd', 'e']) ids.push((await c.whitelist(entry(`${who}@example.com`))).body.id);
+    expect((await c.unwhitelist(ids[2]!)).status).toBe(204);
+    const seen: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: Record<string, any> } = await c.call('GET', `/v1/whitelist?limit=2${cursor ? `&cursor=${cursor}` : ''}`); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(page.status).toBe(200);
+      expect(page.body.entries.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.entries);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen.map((e) => e.id)).toEqual(ids.filter((_, i) => i !== 2).sort());
+    expect(seen[0]).toEqual({ id: expect.any(String), entity_type: 'email', identifier: expect.stringMatching(/@example\.com$/), created_at: expect.any(String), expires_at: expect.any(String) });
+    expect((await c.call('GET', '/v1/whitelist?limit=0')).status).toBe(400);
+    // Another organization's entries are not listed.
+    const other = fresh();
+    expect((await other.c.call('GET', '/v1/whitelist')).body).toEqual({ entries: [], next_cursor: null });
+  });
+
   it('feedback bounds: notes up to 1000, types and outcomes listed', async () => {
     const { c } = fresh();
     const { body } = await c.check(base());

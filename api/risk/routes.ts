@@ -25,13 +25,15 @@ import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { omittedFields } from '../http/omitted-fields.js';
+import { setNextCursor } from '../http/paging.js';
+import { listQuery, listQueryShape, nextCursorField, pagedHeaders } from '../../schemas/http/paging.js';
 import { VersionConflictError } from '../../pipelines/counters/config-store.js';
 import { serviceRouter } from '../http/service-router.js';
 import type { LaneRoute } from '../http/lane.js';
 import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
 import type { createChecker } from '../../pipelines/risk/checker.js';
 import type { WeightsStore } from '../../pipelines/risk/weights-store.js';
-import type { WhitelistStore } from '../../pipelines/risk/whitelist-store.js';
+import type { WhitelistEntry, WhitelistStore } from '../../pipelines/risk/whitelist-store.js';
 import { publicView, type WebhookConfigStore } from '../../pipelines/risk/webhook-config-store.js';
 import { findRequest } from '../../pipelines/risk/requests.js';
 import { RISK_CHECKS_TOPIC, type RiskRecord } from '../../pipelines/risk/record.js';
@@ -58,6 +60,7 @@ const errors = {
 };
 const missing = { 404: { description: 'No such resource in this organization', schema: riskErrorBodySchema } };
 const entityParams = z.object({ entity_id: z.string() });
+const entryView = (e: WhitelistEntry) => ({ id: e.id, entity_type: e.entity_type, identifier: e.identifier, created_at: e.created_at, expires_at: e.expires_at });
 const unknownRequest = (id: string) => new HttpError(404, 'not_found', `no risk check with request_id ${id} in this organization`, {}, { request_id: id });
 const param = (req: Request, name: string): string => String(req.params[name]);
 
@@ -161,7 +164,22 @@ function routes(deps: RiskApiDeps): Route[] {
       responses: { 201: { description: 'Entry', schema: whitelistEntrySchema }, ...errors },
       handle: async (req, res, org) => {
         const e = await deps.whitelist.add(org, parseOr400(whitelistRequestSchema, req.body, 'whitelist entry'));
-        res.status(201).json({ id: e.id, entity_type: e.entity_type, identifier: e.identifier, created_at: e.created_at, expires_at: e.expires_at });
+        res.status(201).json(entryView(e));
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/whitelist',
+      summary: 'List whitelist entries not removed (expired ones too, with their expires_at), by id, paged',
+      query: listQueryShape(),
+      responses: {
+        200: { description: 'A page of entries; next_cursor (and X-Next-Cursor) for the next', schema: z.object({ entries: z.array(whitelistEntrySchema), next_cursor: nextCursorField }), headers: pagedHeaders },
+        ...errors,
+      },
+      handle: async (req, res, org) => {
+        const page = await deps.whitelist.page(org, parseOr400(listQuery(), req.query, 'query'));
+        setNextCursor(res, page);
+        res.json({ entries: page.items.map(entryView), next_cursor: page.nextCursor });
       },
     },
     {
