@@ -75,6 +75,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
   const workers: Stoppable[] = [];
   const probes: Record<string, Probe> = platformProbes(platform);
   for (const inst of instances.values()) {
+    Object.assign(probes, inst.health);
     for (const w of inst.workers ?? []) {
       if (opts.role === 'all' || opts.role === w.role) {
         const running = await w.start();

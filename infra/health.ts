@@ -1,7 +1,7 @@
 /** The state of one part of a process (bus, window store, analytics, a consumer), for /health. */
 export interface PartHealth {
   ok: boolean;
-  /** Why a part is down, in words fit for an operator: no secret, no stack. */
+  /** Why a part is down (or what an up part warns of), in words fit for an operator: no secret, no stack. */
   detail?: string;
 }
 
@@ -34,6 +34,7 @@ export async function checkParts(probes: Record<string, Probe>, timeoutMs: numbe
   );
   return {
     ok: entries.every(([, h]) => h.ok),
-    parts: Object.fromEntries(entries.map(([name, h]) => [name, h.ok ? { status: 'up' } : { status: 'down', detail: h.detail }])),
+    // An up part may carry a detail too: a warning that does not stop it (e.g. an empty risk list).
+    parts: Object.fromEntries(entries.map(([name, h]) => [name, { status: h.ok ? 'up' : 'down', ...(h.detail === undefined ? {} : { detail: h.detail }) }])),
   };
 }

@@ -57,6 +57,7 @@ export function riskService(opts: RiskServiceOptions = {}): ServiceModule {
       return {
         router: riskRouter({ platform, keys, ...parts }),
         lanes: riskCheckLanes({ platform, check: parts.check }),
+        health: { risk_lists: () => parts.lists.health() },
         workers,
         close: async () => parts.schedule.stop(),
       };
@@ -104,5 +105,5 @@ export async function createRiskParts(platform: Platform, opts: RiskServiceOptio
     highRiskCountries: new Set(config.RISK_HIGH_RISK_COUNTRIES),
   });
   const challenges = createChallenges({ platform, notifier: opts.notifier ?? topicNotifier(publish), devEcho: config.OTP_DEV_ECHO });
-  return { check, weights, whitelist, webhooks, challenges, entities: createEntityData({ platform, whitelist }), schedule };
+  return { check, weights, whitelist, webhooks, challenges, entities: createEntityData({ platform, whitelist }), schedule, lists };
 }

@@ -38,6 +38,8 @@ export interface ServiceInstance {
   ownRateLimits?: string[];
   /** Consumers, worker pools and schedulers, each started only in its role (and in `all`). */
   workers?: { role: WorkerRole; name: string; start(): Promise<Stoppable> }[];
+  /** Parts of the service /health reports, by name (e.g. `risk_lists`). */
+  health?: Record<string, () => PartHealth>;
   /** Releases what `create` acquired (caches, timers), after workers stopped. */
   close?(): Promise<void>;
 }

@@ -130,6 +130,20 @@ describe('configuration', () => {
     expect(second.body.data).toMatchObject({ version: 2, flush_interval_seconds: 30 });
   });
 
+  it('takes back what GET answered: GET, PUT of its data unchanged, GET answers the same at the next version', async () => {
+    const { c } = freshOrg();
+    await c.putConfig(sampleConfigBody());
+    const read = (await c.getConfig()).body.data;
+    const put = await c.putConfig(read);
+    expect(put.status).toBe(200);
+    const again = (await c.getConfig()).body.data;
+    expect(again).toEqual({ ...read, version: read.version + 1 });
+    // The whole answer sent back, envelope and all, is taken too: its data is the configuration.
+    const whole = await c.putConfig(await c.getConfig().then((a) => a.body));
+    expect(whole.status).toBe(200);
+    expect((await c.getConfig()).body.data).toEqual({ ...read, version: read.version + 2 });
+  });
+
   it('refuses a version when none exists, and lets one of two racing writers win', async () => {
     const { c } = freshOrg();
     const early = await c.putConfig({ ...countConfig(), version: 3 });

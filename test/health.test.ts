@@ -1,4 +1,8 @@
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { riskService } from '../services/risk.js';
 import { countersService } from '../services/counters.js';
 import type { ServiceModule } from '../services/types.js';
 import { down, up, type PartHealth } from '../infra/health.js';
@@ -64,5 +68,21 @@ describe('/health', () => {
     const { code, body } = await health();
     expect(code).toBe(503);
     expect(body).toMatchObject({ status: 'down', parts: { window_store: { status: 'down', detail: expect.any(String) }, bus: { status: 'up' } } });
+  });
+});
+
+describe('/health with the risk service', () => {
+  it('warns, in the risk_lists part (still up), of every risk IP list kind that is empty', { timeout: 60_000 }, async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-risk-lists-'));
+    await mkdir(path.join(dir, 'tor'));
+    await writeFile(path.join(dir, 'tor', 'exits.txt'), '198.51.100.7\n');
+    const p = await startTestProcess({ services: [riskService()], env: { RISK_LISTS_DIR: dir } });
+    try {
+      const body = (await (await fetch(`${p.url}/health`)).json()) as Health;
+      expect(body.status).toBe('ok');
+      expect(body.parts.risk_lists).toEqual({ status: 'up', detail: `risk IP lists empty: vpn, proxy, datacenter, fraud (no files under ${dir}/<kind>); checks score these addresses as clean` });
+    } finally {
+      await p.stop();
+    }
   });
 });

@@ -156,6 +156,30 @@ describe('validation', () => {
     expect(Date.parse(created.body.expires_at) - Date.parse(created.body.created_at)).toBe(168 * 3_600_000);
   });
 
+  it.each(['', '/risk'])('GET /v1/whitelist lists the entries not removed, paged by limit and cursor (prefix %j)', async (prefix) => {
+    const { org } = fresh();
+    const c = riskClient(p.url, org, `key-${org}`, prefix);
+    const entry = (identifier: string) => ({ entity_type: 'email', identifier, reason: 'verified by phone call', verified_by: 'agent-7', verification_method: 'phone_callback' });
+    const ids: string[] = [];
+    for (const who of ['a', 'b', 'c', 'd', 'e']) ids.push((await c.whitelist(entry(`${who}@example.com`))).body.id);
+    expect((await c.unwhitelist(ids[2]!)).status).toBe(204);
+    const seen: Record<string, unknown>[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: Record<string, any> } = await c.call('GET', `/v1/whitelist?limit=2${cursor ? `&cursor=${cursor}` : ''}`); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(page.status).toBe(200);
+      expect(page.body.entries.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.entries);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen.map((e) => e.id)).toEqual(ids.filter((_, i) => i !== 2).sort());
+    expect(seen[0]).toEqual({ id: expect.any(String), entity_type: 'email', identifier: expect.stringMatching(/@example\.com$/), created_at: expect.any(String), expires_at: expect.any(String) });
+    expect((await c.call('GET', '/v1/whitelist?limit=0')).status).toBe(400);
+    // Another organization's entries are not listed.
+    const other = fresh();
+    expect((await other.c.call('GET', '/v1/whitelist')).body).toEqual({ entries: [], next_cursor: null });
+  });
+
   it('feedback bounds: notes up to 1000, types and outcomes listed', async () => {
     const { c } = fresh();
     const { body } = await c.check(base());
@@ -287,6 +311,46 @@ describe('weights', () => {
     expect((await c.check({ ip: TOR_IP, context: { action: 'default' } })).body.decision.score).toBe(0);
     expect((await c.putWeights({ thresholds: { block: 10, review: 50 } })).status).toBe(400);
     expect((await c.weights()).body.version).toBe(2);
+  });
+});
+
+describe('weights round-trip', () => {
+  const README_FIELDS = ['config_name', 'is_active', 'thresholds', 'ip', 'email', 'phone', 'behavior', 'velocity', 'session', 'continuous_auth', 'fraud_ring', 'features', 'high_risk_countries', 'review_emits_high'];
+
+  it.each(['', '/risk'])('GET answers every field, PUT takes it back unchanged, GET answers the same (prefix %j)', async (prefix) => {
+    const { org } = fresh();
+    const c = riskClient(p.url, org, `key-${org}`, prefix);
+    const first = (await c.weights()).body;
+    expect(Object.keys(first).sort()).toEqual([...README_FIELDS, 'version', 'updated_at'].sort());
+    expect(first).toMatchObject({ version: 0, updated_at: null, high_risk_countries: null });
+
+    const put = await c.putWeights(first);
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ version: 1, defaults_applied: [] });
+    const second = (await c.weights()).body;
+    expect({ ...second, version: 0, updated_at: null }).toEqual(first);
+    expect(second.version).toBe(1);
+
+    // The PUT answer goes back too (its read-only fields ignored).
+    expect((await c.putWeights({ ...put.body, config_name: 'again' })).body).toMatchObject({ version: 2, config_name: 'again' });
+  });
+
+  it('a stale version is a 409 carrying current_version; no version overwrites; a partial PUT names what it set to defaults', async () => {
+    const { c } = fresh();
+    const read = (await c.weights()).body;
+    expect((await c.putWeights({ ...read, thresholds: { block: 90, review: 40, challenge: 60 } })).body.version).toBe(1);
+    const stale = await c.putWeights({ ...read, config_name: 'late' });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ error: 'version_conflict', current_version: 1 });
+    expect((await c.weights()).body).toMatchObject({ version: 1, thresholds: { block: 90 } });
+
+    const partial = await c.putWeights({ thresholds: { block: 95 }, high_risk_countries: ['KP'] });
+    expect(partial.status).toBe(200);
+    expect(partial.body).toMatchObject({ version: 2, thresholds: { block: 95, review: 40, challenge: 60 }, high_risk_countries: ['KP'] });
+    expect(partial.body.defaults_applied).toEqual(expect.arrayContaining(['thresholds.review', 'thresholds.challenge', 'config_name', 'ip', 'review_emits_high']));
+    expect(partial.body.defaults_applied).not.toContain('thresholds.block');
+    expect(partial.body.defaults_applied).not.toContain('high_risk_countries');
+    expect((await c.putWeights({ ...read, colour: 'red' })).status).toBe(400);
   });
 });
 

@@ -105,6 +105,44 @@ describe('rules', () => {
   });
 });
 
+describe('lists', () => {
+  /** Walks a list page by page with `limit`, checking the header and the body carry the same cursor. */
+  async function walk(path: string, limit: number, as: ReturnType<typeof client>): Promise<unknown[]> {
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const a: Answer = await as.get(`${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(a.status).toBe(200);
+      expect(a.body.data.length).toBeLessThanOrEqual(limit);
+      cursor = a.body.next_cursor;
+      expect(a.headers?.get('x-next-cursor') ?? null).toBe(cursor);
+      seen.push(...a.body.data);
+    } while (cursor);
+    return seen;
+  }
+
+  it('rules, fields and tables are paged by limit and cursor, each item once', async () => {
+    const b = client(p.url, 'key_b');
+    const ruleIds = await Promise.all([1, 2, 3].map(async () => (await b.post('/rules/org_b', rule())).body.data.ruleId as string));
+    for (const name of ['pg_c', 'pg_a', 'pg_b']) expect((await b.post('/fields/org_b', { name, fieldType: 'string' })).status).toBe(201);
+    for (const tableName of ['pg_t2', 'pg_t1', 'pg_t3']) expect((await b.post('/tables/org_b', { tableName, columns: [{ name: 'v', type: 'number' }], optimization: { status: 'disabled' } })).status).toBe(201);
+    try {
+      expect((await walk('/rules/org_b', 2, b)).map((r) => (r as { id: string }).id)).toEqual([...ruleIds].sort());
+      expect((await walk('/fields/org_b', 2, b)).map((f) => (f as { name: string }).name)).toEqual(['pg_a', 'pg_b', 'pg_c']);
+      expect(await walk('/tables/org_b', 1, b)).toEqual(['pg_t1', 'pg_t2', 'pg_t3']);
+      const first = await b.get('/rules/org_b?limit=1');
+      expect(first.body.data).toHaveLength(1);
+      expect((await b.get('/rules/org_b')).body.next_cursor).toBeNull();
+      expectError(await b.get('/rules/org_b?limit=0'), 400, /limit must be at least 1/);
+      expectError(await b.get('/tables/org_b?limit=501'), 400, /limit must be at most 500/);
+      expectError(await b.get('/fields/org_b?cursor=%25%25'), 400, /cursor must be the X-Next-Cursor/);
+    } finally {
+      for (const id of ruleIds) await b.delete(`/rules/org_b/${id}`);
+      for (const t of ['pg_t1', 'pg_t2', 'pg_t3']) await b.delete(`/tables/org_b/${t}`);
+    }
+  });
+});
+
 describe('custom tables', () => {
   const accounts = {
     tableName: 'accounts',
@@ -133,6 +171,31 @@ describe('custom tables', () => {
       },
     });
     expectError(await api.get('/tables/org_a/nope/schema'), 404);
+  });
+
+  it('an event_stream with windowState over columns left nullable: created, its key columns non-null', async () => {
+    const stream = {
+      tableName: 'card_events',
+      tableType: 'event_stream',
+      columns: [
+        { name: 'card', type: 'string' },
+        { name: 'at', type: 'datetime' },
+        { name: 'value', type: 'number' },
+      ],
+      optimization: { status: 'enabled', windowState: { entityColumn: 'card', timestampColumn: 'at', aggregates: [{ name: 'total', function: 'sum', column: 'value', window: { amount: 1, unit: 'hours' } }] } },
+    };
+    const created = await api.post('/tables/org_a', stream);
+    expect(created.status).toBe(201);
+    expect(created.body.data.columns).toEqual([
+      { name: 'id', type: 'string', nullable: false },
+      { name: 'card', type: 'string', nullable: false },
+      { name: 'at', type: 'datetime', nullable: false },
+      { name: 'value', type: 'number', nullable: true },
+    ]);
+    expectError(await api.put('/tables/org_a/card_events/data', [{ id: 'e1', at: '2024-03-01T10:00:00Z', value: 1 }]), 400, /row 0: column 'card' is required/);
+    expectError(await api.put('/tables/org_a/card_events/data', [{ id: 'e1', card: 'c1', value: 1 }]), 400, /row 0: column 'at' is required/);
+    expect((await api.put('/tables/org_a/card_events/data', [{ id: 'e1', card: 'c1', at: '2024-03-01T10:00:00Z' }])).body.data).toMatchObject({ inserted_count: 1 });
+    expect((await api.delete('/tables/org_a/card_events')).status).toBe(200);
   });
 
   it('400 for invalid definitions', async () => {
@@ -336,6 +399,36 @@ describe('transactions', () => {
        GROUP BY r.rule_id, name ORDER BY triggered DESC`,
     );
     expect(perRule).toContainEqual({ rule_id: mine!.rule_id, name: 'over 100', triggered: expect.anything() });
+  });
+
+  it('answers a transaction_id sent again with its stored decision, marked as a replay; another body under it is a 409', async () => {
+    const created = await api.post('/rules/org_a', rule({ name: 'replayed big', threshold: 1, evaluations: [{ name: 'big', expression: 'amount > 1000' }] }));
+    const ruleId = created.body.data.ruleId as string;
+    try {
+      const t = tx({ transaction_id: 'replay-1', amount: 5000 });
+      const first = await api.post('/transaction/org_a', t);
+      expect(first.status).toBe(200);
+      expect(first.headers?.get('idempotent-replayed')).toBeNull();
+      const mine = (a: Answer) => a.body.data.processedRules.find((r: { ruleId: string }) => r.ruleId === ruleId);
+      expect(mine(first)).toMatchObject({ name: 'replayed big', triggered: true, evaluations: [{ name: 'big', result: true }] });
+
+      // The rule changes: a replay still answers the decision stored, not a new evaluation.
+      await api.put(`/rules/org_a/${ruleId}`, rule({ name: 'replayed big', evaluations: [{ name: 'big', expression: 'amount > 1000000' }] }));
+      const again = await api.post('/transaction/org_a', { ...t });
+      expect(again.status).toBe(200);
+      expect(again.headers?.get('idempotent-replayed')).toBe('true');
+      expect(again.body.data.replay).toBe(true);
+      const { replay: _replay, ...data } = again.body.data;
+      expect(data).toEqual(first.body.data);
+
+      expectError(await api.post('/transaction/org_a', { ...t, amount: 1 }), 409, /transaction_id "replay-1" was evaluated .* with another body/);
+      const stored = await query<{ triggered_rules_count: number }>('SELECT triggered_rules_count FROM decisions FINAL WHERE org_id = {o:String} AND transaction_id = {t:String}', { o: 'org_a', t: 'replay-1' });
+      expect(stored).toEqual([{ triggered_rules_count: first.body.data.triggeredRulesCount }]);
+      // The same id in another organization is another transaction.
+      expect((await client(p.url, 'key_b').post('/transaction/org_b', { ...t, amount: 1 })).body.data.replay).toBeUndefined();
+    } finally {
+      await api.delete(`/rules/org_a/${ruleId}`);
+    }
   });
 
   it('evaluates transactions that producers publish straight to the topic; invalid ones go to the DLQ', async () => {

@@ -81,12 +81,25 @@ describe.skipIf(!REAL_LISTS_DIR)('screening API', () => {
     });
   });
 
+  it('takes back what GET answers: GET, PUT of it unchanged, GET answers the same settings', async () => {
+    const first = (await call('PUT', '/v1/aml/config', { min_score: 0.9, relationship_types: ['owner', 'family_member'] })).body;
+    const read = (await call('GET', '/v1/aml/config')).body;
+    expect(read).toEqual({ ...first, updated_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/) });
+    const put = await call('PUT', '/v1/aml/config', read);
+    expect(put.status).toBe(200);
+    const { updated_at: _a, ...settings } = read;
+    const { updated_at: _b, ...again } = (await call('GET', '/v1/aml/config')).body;
+    expect(again).toEqual(settings);
+    await call('PUT', '/v1/aml/config', { min_score: 0.85, relationship_types: ['family_member', 'associate', 'owner', 'owned_by', 'employee', 'agent_of', 'linked_to'] });
+  });
+
   it('applies per-organization relationship settings, stored and read back', async () => {
     expect((await call('GET', '/v1/aml/config', undefined, 'key_b')).body).toEqual({
       enabled: true,
       min_score: 0.85,
       decision_escalation: 'REVIEW',
       relationship_types: ['family_member', 'associate', 'owner', 'owned_by', 'employee', 'agent_of', 'linked_to'],
+      updated_at: null,
     });
     const put = await call('PUT', '/v1/aml/config', { decision_escalation: 'BLOCK' }, 'key_b');
     expect(put.body.decision_escalation).toBe('BLOCK');

@@ -49,6 +49,10 @@ const param = (req: Request, name: string): string => String(req.params[name]);
 
 const configData = (c: CompiledConfig | null) => (c ? c.config : null);
 
+/** GET's whole answer sent back (`{status: 'ok', data}`) is its `data`: what GET answers, PUT takes. */
+const fromGetAnswer = (body: unknown): unknown =>
+  body !== null && typeof body === 'object' && 'data' in body && (body as { status?: unknown }).status === 'ok' && Object.keys(body).length === 2 ? (body as { data: unknown }).data : body;
+
 function asHttp(err: unknown): unknown {
   if (err instanceof VersionConflictError) return new HttpError(409, 'version_conflict', err.message, { current_version: err.currentVersion });
   if (err instanceof ColumnConflictError) return new HttpError(409, 'column_conflict', err.message);
@@ -73,7 +77,7 @@ function routes(deps: CountersApiDeps): Route[] {
       path: '/v1/counters/:org_id',
       summary: 'Replace the counter configuration whole',
       description:
-        'Send the version read (omit it only when no configuration exists). Removing a counter retires it: counting stops and its column keeps the last values. active false stops counting and keeps the column.',
+        "Send the version read (omit it only when no configuration exists). GET's `data`, or its whole answer `{status: 'ok', data}`, is taken back unchanged. Removing a counter retires it: counting stops and its column keeps the last values. active false stops counting and keeps the column.",
       params: orgParams,
       body: { schema: counterConfigBodySchema },
       responses: {
@@ -82,7 +86,7 @@ function routes(deps: CountersApiDeps): Route[] {
         409: { description: 'version_conflict (body carries current_version) or column_conflict', schema: errorBodySchema },
       },
       handle: async (req, res) => {
-        const body = parseOr400(counterConfigBodySchema, req.body, 'counter configuration');
+        const body = parseOr400(counterConfigBodySchema, fromGetAnswer(req.body), 'counter configuration');
         try {
           res.json({ status: 'ok', data: configData(await deps.configs.save(param(req, 'org_id'), body)) });
         } catch (err) {

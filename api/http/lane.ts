@@ -42,6 +42,7 @@ export interface LaneRequest {
 export interface LaneAnswer {
   status: number;
   json: string;
+  headers?: Record<string, string>;
 }
 
 export interface EdgeParts {
@@ -153,7 +154,7 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
     const url = req.url!;
     const q = url.indexOf('?');
     const answer = await route.handle({ params, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body, principal, log: request.log });
-    res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.json) });
+    res.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.json) });
     res.end(answer.json);
   } catch (err) {
     sendError(res, route.style, err, request);

@@ -26,7 +26,7 @@ export interface RouteDoc {
   extensions?: Record<`x-${string}`, unknown>;
 }
 
-type Responses = Record<number, { description: string; schema?: ZodType }>;
+type Responses = Record<number, { description: string; schema?: ZodType; headers?: ZodObject }>;
 
 export interface DocumentOptions {
   title: string;
@@ -74,11 +74,14 @@ export function buildOpenApiDocument(opts: DocumentOptions, routes: RouteDoc[]):
         ...(r.body ? { body: { description: r.body.description, required: true, content: { [r.body.contentType ?? 'application/json']: { schema: r.body.schema } } } } : {}),
       },
       responses: Object.fromEntries(
-        Object.entries({
+        Object.entries<Responses[number]>({
           ...r.responses,
           ...(r.body ? { 413: { description: 'The request body is over BODY_LIMIT', schema: opts.tooLarge } } : {}),
           ...(opts.edgeRateLimit ? EDGE_LIMIT : {}),
-        }).map(([status, res]) => [status, { description: res.description, ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}) }]),
+        }).map(([status, res]) => [
+          status,
+          { description: res.description, ...(res.headers ? { headers: res.headers } : {}), ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}) },
+        ]),
       ),
     });
   }

@@ -13,7 +13,8 @@ import {
   feedbackRequestSchema,
   feedbackResponseSchema,
   riskErrorBodySchema,
-  scoringConfigSchema,
+  putScoringConfigAnswerSchema,
+  scoringConfigPutSchema,
   storedScoringConfigSchema,
   webhookConfigRequestSchema,
   webhookConfigSchema,
@@ -23,12 +24,16 @@ import {
 import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
 import { codeStartsLimited, HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
+import { omittedFields } from '../http/omitted-fields.js';
+import { setNextCursor } from '../http/paging.js';
+import { listQuery, listQueryShape, nextCursorField, pagedHeaders } from '../../schemas/http/paging.js';
+import { VersionConflictError } from '../../pipelines/counters/config-store.js';
 import { serviceRouter } from '../http/service-router.js';
 import type { LaneRoute } from '../http/lane.js';
 import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
 import type { createChecker } from '../../pipelines/risk/checker.js';
 import type { WeightsStore } from '../../pipelines/risk/weights-store.js';
-import type { WhitelistStore } from '../../pipelines/risk/whitelist-store.js';
+import type { WhitelistEntry, WhitelistStore } from '../../pipelines/risk/whitelist-store.js';
 import { publicView, type WebhookConfigStore } from '../../pipelines/risk/webhook-config-store.js';
 import { findRequest } from '../../pipelines/risk/requests.js';
 import { RISK_CHECKS_TOPIC, type RiskRecord } from '../../pipelines/risk/record.js';
@@ -55,6 +60,7 @@ const errors = {
 };
 const missing = { 404: { description: 'No such resource in this organization', schema: riskErrorBodySchema } };
 const entityParams = z.object({ entity_id: z.string() });
+const entryView = (e: WhitelistEntry) => ({ id: e.id, entity_type: e.entity_type, identifier: e.identifier, created_at: e.created_at, expires_at: e.expires_at });
 const unknownRequest = (id: string) => new HttpError(404, 'not_found', `no risk check with request_id ${id} in this organization`, {}, { request_id: id });
 const param = (req: Request, name: string): string => String(req.params[name]);
 
@@ -88,13 +94,25 @@ function routes(deps: RiskApiDeps): Route[] {
   const weightsRoute = (method: 'put' | 'post'): Route => ({
     method,
     path: '/v1/weights',
-    summary: 'Store a new version of the scoring configuration',
-    description: 'Absent fields take their defaults; every PUT is a new version (the history is kept).',
-    body: { schema: scoringConfigSchema },
-    responses: { 200: { description: 'The stored configuration and its version', schema: storedScoringConfigSchema }, ...errors },
+    summary: 'Replace the scoring configuration with a new version',
+    description:
+      'The body replaces the whole configuration: absent fields take their defaults, and the answer names them in `defaults_applied`. What GET answers may be sent back unchanged: `version` is optimistic concurrency (a stale one is a 409 carrying `current_version`; without it the PUT overwrites), `updated_at` is ignored. Every PUT is a new version (the history is kept).',
+    body: { schema: scoringConfigPutSchema },
+    responses: {
+      200: { description: 'The stored configuration, its version, and the fields set to defaults', schema: putScoringConfigAnswerSchema },
+      ...errors,
+      409: { description: 'version_conflict: `version` is not the current one (current_version in the body)', schema: riskErrorBodySchema.safeExtend({ current_version: z.number().int() }) },
+    },
     handle: async (req, res, org) => {
-      const v = await deps.weights.put(org, parseOr400(scoringConfigSchema, req.body, 'scoring configuration'));
-      res.json({ ...v.config, version: v.version, updated_at: v.updated_at });
+      const { version, updated_at: _readOnly, defaults_applied: _alsoReadOnly, ...config } = parseOr400(scoringConfigPutSchema, req.body, 'scoring configuration');
+      let v;
+      try {
+        v = await deps.weights.put(org, config, version);
+      } catch (err) {
+        if (err instanceof VersionConflictError) throw new HttpError(409, 'version_conflict', err.message, { current_version: err.currentVersion });
+        throw err;
+      }
+      res.json({ ...v.config, version: v.version, updated_at: v.updated_at, defaults_applied: omittedFields(config, req.body) });
     },
   });
   const webhookRoute = (method: 'put' | 'post'): Route => ({
@@ -146,7 +164,22 @@ function routes(deps: RiskApiDeps): Route[] {
       responses: { 201: { description: 'Entry', schema: whitelistEntrySchema }, ...errors },
       handle: async (req, res, org) => {
         const e = await deps.whitelist.add(org, parseOr400(whitelistRequestSchema, req.body, 'whitelist entry'));
-        res.status(201).json({ id: e.id, entity_type: e.entity_type, identifier: e.identifier, created_at: e.created_at, expires_at: e.expires_at });
+        res.status(201).json(entryView(e));
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/whitelist',
+      summary: 'List whitelist entries not removed (expired ones too, with their expires_at), by id, paged',
+      query: listQueryShape(),
+      responses: {
+        200: { description: 'A page of entries; next_cursor (and X-Next-Cursor) for the next', schema: z.object({ entries: z.array(whitelistEntrySchema), next_cursor: nextCursorField }), headers: pagedHeaders },
+        ...errors,
+      },
+      handle: async (req, res, org) => {
+        const page = await deps.whitelist.page(org, parseOr400(listQuery(), req.query, 'query'));
+        setNextCursor(res, page);
+        res.json({ entries: page.items.map(entryView), next_cursor: page.nextCursor });
       },
     },
     {

@@ -3,7 +3,8 @@ import { badRequest, conflict, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { fieldBody } from '../../schemas/http/rules.js';
 import { RESERVED_KEYS, TRANSACTION_FIELDS } from '../../domain/rules/transaction-fields.js';
-import { envelope } from './envelope.js';
+import { listQuery, pageOf } from '../../schemas/http/paging.js';
+import { envelope, pagedEnvelope } from './envelope.js';
 import { param, type RulesDeps } from './deps.js';
 
 const present = (orgId: string) => (f: { name: string; fieldType: string }) => ({ name: f.name, fieldType: f.fieldType, orgId });
@@ -12,7 +13,9 @@ const present = (orgId: string) => (f: { name: string; fieldType: string }) => (
 export function mountFields(r: Router, d: RulesDeps): void {
   r.get('/fields/:orgId', async (req, res) => {
     const orgId = param(req, 'orgId');
-    envelope(res, 200, (await d.definitions.snapshot(orgId)).fields.map(present(orgId)));
+    const q = parseOr400(listQuery(), req.query, 'query');
+    const page = pageOf((await d.definitions.snapshot(orgId)).fields, (f) => f.name, q);
+    pagedEnvelope(res, { ...page, items: page.items.map(present(orgId)) });
   });
 
   r.post('/fields/:orgId', async (req, res) => {

@@ -19,6 +19,7 @@ import {
   tableView,
   transactionSchema,
 } from '../../schemas/http/rules.js';
+import { listQueryShape, nextCursorField, pagedHeaders } from '../../schemas/http/paging.js';
 import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
 
 export const OPENAPI_PATH = '/rule-engine/openapi.json';
@@ -36,11 +37,17 @@ const errors = {
   403: error("The key's organization is not orgId"),
 };
 const missing = { 404: error('No such field, rule, table or row') };
+const replayedHeaders = z.object({ 'Idempotent-Replayed': z.literal('true').optional().meta({ description: 'Present on a replay: the answer is the decision stored for this transaction_id' }) });
 const okWith = (description: string, data: z.ZodType) => ({ description, schema: ok(data) });
+/** A list, paged by `limit` and `cursor` (schemas/http/paging.ts). */
+const paged = (description: string, item: z.ZodType) => ({
+  query: listQueryShape(),
+  responses: { 200: { description, schema: ok(z.array(item)).extend({ next_cursor: nextCursorField }), headers: pagedHeaders }, ...errors },
+});
 
 /** Every route of the rule engine (api/rules/*.ts); the routes validate with the same schemas. */
 const routes: RouteDoc[] = [
-  { method: 'get', path: '/fields/:orgId', summary: 'List custom fields', params: org, responses: { 200: okWith('Custom fields', z.array(fieldView)), ...errors } },
+  { method: 'get', path: '/fields/:orgId', summary: 'List custom fields, by name', params: org, ...paged('Custom fields', fieldView) },
   {
     method: 'post',
     path: '/fields/:orgId',
@@ -50,7 +57,7 @@ const routes: RouteDoc[] = [
     responses: { 201: { description: 'Created (no body)' }, ...errors, 409: error('The field exists') },
   },
   { method: 'get', path: '/fields/:orgId/:fieldName', summary: 'Read one custom field', params: field, responses: { 200: okWith('The field', fieldView), ...errors, ...missing } },
-  { method: 'get', path: '/rules/:orgId', summary: 'List rules', params: org, responses: { 200: okWith('Rules', z.array(ruleView)), ...errors } },
+  { method: 'get', path: '/rules/:orgId', summary: 'List rules, by id', params: org, ...paged('Rules', ruleView) },
   {
     method: 'post',
     path: '/rules/:orgId',
@@ -86,7 +93,7 @@ const routes: RouteDoc[] = [
     body: { schema: previewBody },
     responses: { 200: okWith('One item per evaluation', z.array(sqlPreviewItem)), ...errors, ...missing },
   },
-  { method: 'get', path: '/tables/:orgId', summary: 'List custom table names', params: org, responses: { 200: okWith('Table names', z.array(z.string())), ...errors } },
+  { method: 'get', path: '/tables/:orgId', summary: 'List custom table names, by name', params: org, ...paged('Table names', z.string()) },
   {
     method: 'post',
     path: '/tables/:orgId',
@@ -124,12 +131,16 @@ const routes: RouteDoc[] = [
   {
     method: 'post',
     path: '/transaction/:orgId',
-    summary: 'Evaluate a transaction; answers once it and its decision are in the transactions topic',
+    summary: 'Evaluate a transaction; answers once it and its decision are in the transactions topic. Idempotent by transaction_id',
     description: "The body holds Document 1's fields below plus the organization's registered custom fields (nullable); any other key is refused.",
     params: org,
     query: z.object({ ruleIds: z.string().optional().meta({ description: 'Comma-separated rule ids to evaluate instead of every active rule' }) }),
     body: { schema: transactionSchema([]) },
-    responses: { 200: okWith('The decision', decisionView), ...errors },
+    responses: {
+      200: { ...okWith('The decision; for a transaction_id seen in the last 24 hours, the decision stored for it (`replay: true`)', decisionView), headers: replayedHeaders },
+      ...errors,
+      409: error('This transaction_id was evaluated in the last 24 hours with another body'),
+    },
   },
   { method: 'get', path: OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } },
 ];

@@ -6,7 +6,8 @@ import { previewBody, ruleBody, statusBody, type RuleBody } from '../../schemas/
 import { ruleProblem, type Rule, type VersionedRule } from '../../domain/rules/rule.js';
 import { toClickHouse } from '../../domain/rules/sql.js';
 import { toRuntime, type Value } from '../../domain/rules/values.js';
-import { envelope } from './envelope.js';
+import { listQuery, pageOf } from '../../schemas/http/paging.js';
+import { envelope, pagedEnvelope } from './envelope.js';
 import { overQuota } from './quota.js';
 import { param, type RulesDeps } from './deps.js';
 
@@ -28,7 +29,10 @@ export function mountRules(r: Router, d: RulesDeps): void {
   }
 
   r.get('/rules/:orgId', async (req, res) => {
-    envelope(res, 200, (await d.definitions.snapshot(param(req, 'orgId'))).rules.map(present));
+    const q = parseOr400(listQuery(), req.query, 'query');
+    const { rules } = await d.definitions.snapshot(param(req, 'orgId'));
+    const page = pageOf(rules, (x) => x.id, q);
+    pagedEnvelope(res, { ...page, items: page.items.map(present) });
   });
 
   r.post('/rules/:orgId', async (req, res) => {

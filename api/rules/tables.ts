@@ -4,7 +4,8 @@ import { badRequest, conflict, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { pageQuery, rowPatch, rowsBody, tableBody } from '../../schemas/http/rules.js';
 import { columnsOf, RowError, type TableDefinition } from '../../domain/rules/custom-table.js';
-import { envelope } from './envelope.js';
+import { listQuery, pageOf } from '../../schemas/http/paging.js';
+import { envelope, pagedEnvelope } from './envelope.js';
 import { overQuota } from './quota.js';
 import { param, type RulesDeps } from './deps.js';
 
@@ -27,7 +28,9 @@ export function mountTables(r: Router, d: RulesDeps): void {
   };
 
   r.get('/tables/:orgId', async (req, res) => {
-    envelope(res, 200, (await d.definitions.snapshot(param(req, 'orgId'))).tables.map((t) => t.tableName));
+    const q = parseOr400(listQuery(), req.query, 'query');
+    const names = (await d.definitions.snapshot(param(req, 'orgId'))).tables.map((t) => t.tableName);
+    pagedEnvelope(res, pageOf(names, (n) => n, q));
   });
 
   r.post('/tables/:orgId', async (req, res) => {

@@ -2,6 +2,7 @@ import { RELATIONSHIP_TYPES } from '../../domain/screening/entity.js';
 import { DEFAULT_RELATIONSHIP_SETTINGS, type RelationshipSettings } from '../../domain/screening/screen.js';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
+import { fromClickHouseTime } from '../../pipelines/risk/ch-time.js';
 
 /** How long a read of an organization's settings is reused; a PUT in this process is seen at once. */
 const CACHE_MS = 5_000;
@@ -14,10 +15,15 @@ const CACHE_MS = 5_000;
  * request, was a cause of the screening tail latency). Only an organization's first read waits,
  * and concurrent first reads share one query.
  */
+/** Settings as GET answers them: with the time of the PUT that stored them (null for the defaults). */
+export type StoredSettings = RelationshipSettings & { updated_at: string | null };
+
+const DEFAULTS: StoredSettings = { ...DEFAULT_RELATIONSHIP_SETTINGS, updated_at: null };
+
 export class OrgConfigStore {
-  private readonly cache = new Map<string, { at: number; settings: RelationshipSettings }>();
+  private readonly cache = new Map<string, { at: number; settings: StoredSettings }>();
   /** The settings query in flight per organization (at most one). */
-  private readonly reading = new Map<string, { done: Promise<RelationshipSettings> }>();
+  private readonly reading = new Map<string, { done: Promise<StoredSettings> }>();
   private version = 0;
 
   constructor(
@@ -25,7 +31,8 @@ export class OrgConfigStore {
     private readonly clock: Clock,
   ) {}
 
-  async get(orgId: string): Promise<RelationshipSettings> {
+  /** The settings a screen uses (with `updated_at`, as GET answers them). */
+  async get(orgId: string): Promise<StoredSettings> {
     const hit = this.cache.get(orgId);
     if (hit && this.clock.now() - hit.at < CACHE_MS) return hit.settings;
     const read = this.reading.get(orgId)?.done ?? this.read(orgId);
@@ -34,16 +41,16 @@ export class OrgConfigStore {
     return hit.settings;
   }
 
-  private read(orgId: string): Promise<RelationshipSettings> {
-    const mine = { done: Promise.resolve(DEFAULT_RELATIONSHIP_SETTINGS) };
+  private read(orgId: string): Promise<StoredSettings> {
+    const mine = { done: Promise.resolve(DEFAULTS) };
     mine.done = (async () => {
       const rs = await this.analytics.query({
-        query: 'SELECT settings FROM aml_config FINAL WHERE org_id = {org:String} LIMIT 1',
+        query: 'SELECT settings, updated_at FROM aml_config FINAL WHERE org_id = {org:String} LIMIT 1',
         query_params: { org: orgId },
         format: 'JSONEachRow',
       });
-      const rows = (await rs.json()) as { settings: string }[];
-      const settings = rows[0] ? parseStored(rows[0].settings) : DEFAULT_RELATIONSHIP_SETTINGS;
+      const rows = (await rs.json()) as { settings: string; updated_at: string }[];
+      const settings = rows[0] ? { ...parseStored(rows[0].settings), updated_at: fromClickHouseTime(rows[0].updated_at) } : DEFAULTS;
       // A PUT of this process while the query ran is newer than what the query read.
       if (this.reading.get(orgId) === mine) this.cache.set(orgId, { at: this.clock.now(), settings });
       return this.cache.get(orgId)?.settings ?? settings;
@@ -54,15 +61,17 @@ export class OrgConfigStore {
     return mine.done;
   }
 
-  async put(orgId: string, change: Partial<RelationshipSettings>): Promise<RelationshipSettings> {
-    const settings = { ...(await this.get(orgId)), ...change };
+  async put(orgId: string, change: Partial<RelationshipSettings>): Promise<StoredSettings> {
+    const { updated_at: _before, ...kept } = await this.get(orgId);
     const now = this.clock.now();
+    const settings: StoredSettings = { ...kept, ...change, updated_at: new Date(now).toISOString() };
+    const { updated_at, ...stored } = settings;
     // Versions grow with time and, within one millisecond, with each write of this process.
     this.version = Math.max(this.version + 1, now * 1000);
     await this.analytics.insert({
       table: 'aml_config',
       format: 'JSONEachRow',
-      values: [{ org_id: orgId, settings: JSON.stringify(settings), version: this.version, updated_at: new Date(now).toISOString() }],
+      values: [{ org_id: orgId, settings: JSON.stringify(stored), version: this.version, updated_at }],
     });
     this.reading.delete(orgId);
     this.cache.set(orgId, { at: now, settings });

@@ -26,6 +26,7 @@ import { requestWindows } from '../http/shared-windows.js';
 import type { WindowStore } from '../../infra/windows/types.js';
 import type { Logger } from 'pino';
 import { IDEMPOTENCY_WINDOW_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH, requestDigest, type IdempotencyStore } from './idempotency.js';
+import { REPLAYED_HEADER } from '../http/replay.js';
 import { OPENAPI_PATH, screeningDocument } from './openapi.js';
 import {
   citation,
@@ -113,7 +114,7 @@ async function idempotent(deps: ScreeningApiDeps, req: Request, res: Response, r
     throw new HttpError(409, 'idempotency_key_reused', `Idempotency-Key ${JSON.stringify(key)} was used in the last ${IDEMPOTENCY_WINDOW_HOURS} hours for a different request (another body or endpoint); send a new key for a new request`);
   }
   if (stored) {
-    res.set('Idempotent-Replayed', 'true').type('application/json').send(stored.response);
+    res.set(REPLAYED_HEADER, 'true').type('application/json').send(stored.response);
     return undefined;
   }
   return {
@@ -304,7 +305,7 @@ function routes(r: Router, deps: ScreeningApiDeps): void {
   });
 
   r.put(`${PREFIX}/config`, async (req, res) => {
-    const change = parseOr400(relationshipConfigBody, req.body);
+    const { updated_at: _readOnly, ...change } = parseOr400(relationshipConfigBody, req.body);
     res.json(await deps.configs.put(org(req), change));
   });
 

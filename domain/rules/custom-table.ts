@@ -8,9 +8,15 @@ import { clickhouseDateTime, isoDateTime, parseDateTime, type Value, type ValueT
 export type TableDefinition = TableBody & { generation: string };
 export type Column = TableBody['columns'][number];
 
-/** The id column is a non-null string whether or not the body listed it. */
-export function columnsOf(def: Pick<TableBody, 'columns' | 'idColumn'>): Column[] {
-  const rest = def.columns.filter((c) => c.name !== def.idColumn);
+/**
+ * The id column is a non-null string whether or not the body listed it. With windowState, the
+ * entity and timestamp columns are non-null too: the entity is in the sorting key (which ClickHouse
+ * refuses nullable) and a row without either cannot be placed in a window.
+ */
+export function columnsOf(def: Pick<TableBody, 'columns' | 'idColumn' | 'optimization'>): Column[] {
+  const ws = def.optimization.status === 'enabled' ? def.optimization.windowState : null;
+  const keys = new Set(ws ? [ws.entityColumn, ws.timestampColumn] : []);
+  const rest = def.columns.filter((c) => c.name !== def.idColumn).map((c) => (keys.has(c.name) ? { ...c, nullable: false } : c));
   return [{ name: def.idColumn, type: 'string', nullable: false }, ...rest];
 }
 

@@ -134,6 +134,23 @@ export function ruleResultsJson(rules: CompiledRule[], processed: ProcessedRule[
   return `${out}]`;
 }
 
+/**
+ * A stored rule result as the answer presents it, named from the rule version it ran (undefined
+ * when that version is unknown: names empty, no actions): what a replayed transaction answers.
+ * An evaluation's error is not stored, so a replay has none.
+ */
+export function storedProcessedRule(rule: Rule | undefined, [ruleId, , triggered, score, results]: RuleResult): ProcessedRule {
+  return {
+    ruleId,
+    name: rule?.name ?? '',
+    triggered: triggered === 1,
+    score,
+    threshold: rule?.threshold ?? 0,
+    actions: triggered === 1 ? (rule?.actions ?? []) : [],
+    evaluations: results.map((r, i) => ({ name: rule?.evaluations[i]?.name ?? '', result: r === 1 })),
+  };
+}
+
 interface Fragments {
   head: string;
   resultHead: string;

@@ -1,7 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { up, type PartHealth } from '../health.js';
 import { IpRangeSet, parseRange, type ParsedIp } from './ip-ranges.js';
+
+const emptyWarning = (dir: string, empty: readonly string[]) =>
+  `risk IP lists empty: ${empty.join(', ')} (no files under ${dir}/<kind>); checks score these addresses as clean`;
 
 /**
  * IP reputation lists read from files in their publishers' formats, one folder per kind under
@@ -98,6 +102,8 @@ export class IpLists {
 
   async reload(): Promise<ListSnapshot> {
     this.snapshot = await loadLists(this.dir, this.snapshot, this.log);
+    const empty = this.empty;
+    if (empty.length > 0) this.log.warn({ dir: this.dir, empty }, emptyWarning(this.dir, empty));
     return this.snapshot;
   }
 
@@ -108,5 +114,16 @@ export class IpLists {
 
   get counts(): Record<ListKind, number> {
     return this.snapshot.counts;
+  }
+
+  /** The kinds with no entry: a check scores their addresses as clean. */
+  get empty(): ListKind[] {
+    return LIST_KINDS.filter((k) => this.snapshot.counts[k] === 0);
+  }
+
+  /** Up always (checks go on), with a warning naming the empty kinds. */
+  health(): PartHealth {
+    const empty = this.empty;
+    return empty.length === 0 ? up : { ok: true, detail: emptyWarning(this.dir, empty) };
   }
 }

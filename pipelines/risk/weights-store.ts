@@ -4,6 +4,7 @@ import type { Clock } from '../../infra/clock.js';
 import { fromClickHouseTime } from './ch-time.js';
 import { RefreshingCache } from './refreshing-cache.js';
 import { scoringConfigSchema, type ScoringConfig } from '../../schemas/http/risk.js';
+import { VersionConflictError } from '../counters/config-store.js';
 
 /** How long a read of an organization's weights is used before a background read refreshes it; a PUT in this process is seen at once. */
 const CACHE_MS = 5_000;
@@ -50,10 +51,14 @@ export class WeightsStore {
     return value;
   }
 
-  /** Stores a new version; writers of one organization in this process take turns. */
-  put(orgId: string, config: ScoringConfig): Promise<VersionedConfig> {
+  /**
+   * Stores a new version; writers of one organization in this process take turns. With
+   * `fromVersion`, only if that is still the newest (else VersionConflictError).
+   */
+  put(orgId: string, config: ScoringConfig, fromVersion?: number): Promise<VersionedConfig> {
     const run = async () => {
       const before = await this.current(orgId);
+      if (fromVersion !== undefined && fromVersion !== before.version) throw new VersionConflictError(before.version);
       const now = this.clock.now();
       const value: VersionedConfig = { config, version: before.version + 1, updated_at: new Date(now).toISOString() };
       await this.analytics.insert({

@@ -4,6 +4,7 @@ import type { Clock } from '../../infra/clock.js';
 import type { EntityReads, WindowStore } from '../../infra/windows/types.js';
 import type { WhitelistRequest, WhitelistType } from '../../schemas/http/risk.js';
 import { normalizeIdentifier, whitelistEntity } from '../../domain/risk/state.js';
+import { pageFromRows, type Page, type PageQuery } from '../../schemas/http/paging.js';
 import { fromClickHouseTime } from './ch-time.js';
 
 export interface WhitelistEntry {
@@ -74,6 +75,16 @@ export class WhitelistStore {
     };
   }
 
+  /** A page of the organization's entries not deleted (expired ones included, with their expires_at), by id. */
+  async page(orgId: string, q: PageQuery): Promise<Page<WhitelistEntry>> {
+    const rows = await this.rows(orgId, 'deleted = 0 AND id > {after:String}', { after: q.after ?? '', n: q.limit + 1 }, 'ORDER BY id LIMIT {n:UInt32}');
+    return pageFromRows(
+      rows.map(({ deleted: _d, ...e }) => e),
+      (e) => e.id,
+      q.limit,
+    );
+  }
+
   /** Live entries (not deleted) naming any of the identifiers (GDPR export and delete). */
   async entriesFor(orgId: string, identifiers: string[]): Promise<WhitelistEntry[]> {
     if (identifiers.length === 0) return [];
@@ -92,9 +103,9 @@ export class WhitelistStore {
     await Promise.all(rows.map((r) => this.windows.deleteEntity(whitelistEntity(orgId, r.entity_type, r.identifier))));
   }
 
-  private async rows(orgId: string, where: string, params: Record<string, unknown>): Promise<Row[]> {
+  private async rows(orgId: string, where: string, params: Record<string, unknown>, order = 'ORDER BY created_at'): Promise<Row[]> {
     const rs = await this.analytics.query({
-      query: `SELECT id, entity_type, identifier, reason, verified_by, verification_method, created_at, expires_at, deleted FROM risk_whitelist FINAL WHERE org_id = {org:String} AND ${where} ORDER BY created_at`,
+      query: `SELECT id, entity_type, identifier, reason, verified_by, verification_method, created_at, expires_at, deleted FROM risk_whitelist FINAL WHERE org_id = {org:String} AND ${where} ${order}`,
       query_params: { org: orgId, ...params },
       format: 'JSONEachRow',
     });

@@ -98,7 +98,19 @@ export const counterConfigBodySchema = z
     version: z.number().int().min(0).optional().meta({ description: 'The version read; omit only when no configuration exists' }),
   })
   .superRefine(checkConfig)
-  .meta({ id: 'CounterConfigurationRequest' });
+  .meta({
+    id: 'CounterConfigurationRequest',
+    description: "The whole configuration: GET's `data` (or GET's whole answer) sent back unchanged is accepted",
+    example: {
+      enabled: true,
+      event_id_window: { amount: 24, unit: 'hours' },
+      table_name: 'entity_counters',
+      flush_interval_seconds: 60,
+      attributes: [{ name: 'channel', type: 'text' }],
+      counters: [{ name: 'logins_1h', event_type: 'login', aggregate: 'count', window: { amount: 1, unit: 'hours' }, attribute_filters: { channel: 'web' }, alert_thresholds: [], active: true }],
+      version: 1,
+    },
+  });
 
 /** A stored configuration (what GET answers and the pipeline runs). */
 export const counterConfigSchema = z.strictObject({ ...configFields, version: z.number().int().positive() }).superRefine(checkConfig).meta({ id: 'CounterConfiguration' });

@@ -232,14 +232,36 @@ export const scoringConfigSchema = z
     high_risk_countries: z
       .array(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code in upper case'))
       .max(300)
-      .optional()
-      .meta({ description: 'Overrides the deployment list (RISK_HIGH_RISK_COUNTRIES) for this organization' }),
+      .nullable()
+      .default(null)
+      .meta({ description: 'Overrides the deployment list (RISK_HIGH_RISK_COUNTRIES) for this organization; null uses the deployment list' }),
     review_emits_high: z.boolean().default(false).meta({ description: 'Also emit risk.high for outcome review' }),
   })
   .meta({ id: 'RiskScoringConfig' });
 export type ScoringConfig = z.infer<typeof scoringConfigSchema>;
 
 export const storedScoringConfigSchema = scoringConfigSchema.safeExtend({ version: z.number().int().min(0), updated_at: z.string().nullable() }).meta({ id: 'RiskScoringConfigVersion' });
+
+/**
+ * A PUT of the weights: the whole configuration (absent fields take their defaults, named back in
+ * `defaults_applied`), and what a GET answered may be sent back as it is: `version` is the version
+ * the change was made from (a stale one is a 409 carrying current_version; absent, the PUT
+ * overwrites whatever is stored), the read-only fields are ignored.
+ */
+export const scoringConfigPutSchema = scoringConfigSchema
+  .safeExtend({
+    version: z.number().int().min(0).optional().meta({ description: 'The version this configuration was read at; a stale one is a 409 (current_version in the body); absent overwrites' }),
+    updated_at: z.string().nullable().optional().meta({ description: 'Read-only: ignored' }),
+    defaults_applied: z.array(z.string()).optional().meta({ description: 'Read-only: ignored' }),
+  })
+  .meta({
+    id: 'RiskScoringConfigPut',
+    example: { config_name: 'strict', thresholds: { block: 90, review: 40, challenge: 60 }, ip: { tor: 90 }, high_risk_countries: ['KP', 'IR'], version: 3 },
+  });
+
+export const putScoringConfigAnswerSchema = storedScoringConfigSchema
+  .safeExtend({ defaults_applied: z.array(z.string()).meta({ description: 'Fields the PUT did not send, set to their defaults (a PUT replaces the whole configuration)' }) })
+  .meta({ id: 'RiskScoringConfigPutAnswer' });
 
 export const WEBHOOK_EVENTS = ['risk.high', 'risk.low'] as const;
 export const webhookConfigRequestSchema = z

@@ -61,11 +61,12 @@ const aggregate = z
 /**
  * windowState of an `event_stream` table: `entityColumn` names the entity (matched with the
  * transaction's entity_id), `timestampColumn` the event time, and each aggregate a count or sum
- * over a rolling window, read in expressions as `<table>.<aggregate name>`.
+ * over a rolling window, read in expressions as `<table>.<aggregate name>`. Both columns are
+ * stored non-null whatever the column list says: a row must carry them.
  */
 export const windowState = z.strictObject({
-  entityColumn: columnName,
-  timestampColumn: columnName,
+  entityColumn: columnName.meta({ description: 'A string column naming the entity; stored non-null' }),
+  timestampColumn: columnName.meta({ description: 'A datetime column, the event time; stored non-null' }),
   aggregates: z.array(aggregate).min(1).max(50),
 });
 export type WindowState = z.infer<typeof windowState>;
@@ -186,6 +187,10 @@ export const decisionView = z.object({
   processedRules: z.array(z.record(z.string(), z.unknown())),
   triggeredRulesCount: z.number().int(),
   trace: z.unknown().optional().meta({ description: 'Only when the server runs with TRANSACTION_TRACE=true' }),
+  replay: z
+    .literal(true)
+    .optional()
+    .meta({ description: 'Present when this transaction_id was evaluated before (within 24 hours): the answer is the stored decision, not a new evaluation; the Idempotent-Replayed header says the same' }),
 });
 const rowView = z.record(z.string(), z.unknown());
 export const rowsPage = z.object({ rows: z.array(rowView), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });

@@ -46,13 +46,29 @@ export const relationshipSearchBody = z.strictObject({
   limit: z.number().int().min(1).max(500).default(100),
 });
 
-/** PUT /v1/aml/config: the fields given replace the stored ones; the rest keep their value. */
-export const relationshipConfigBody = z.strictObject({
-  enabled: z.boolean().optional(),
-  min_score: z.number().min(0).max(1).optional(),
-  decision_escalation: z.enum(['REVIEW', 'BLOCK']).optional(),
-  relationship_types: z.array(z.enum(RELATIONSHIP_TYPES)).optional(),
-});
+/**
+ * PUT /v1/aml/config merges: the fields given replace the stored ones, the rest keep their value.
+ * What GET answers is taken back unchanged (`updated_at` is read-only and ignored).
+ */
+export const relationshipConfigBody = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    min_score: z.number().min(0).max(1).optional(),
+    decision_escalation: z.enum(['REVIEW', 'BLOCK']).optional(),
+    relationship_types: z.array(z.enum(RELATIONSHIP_TYPES)).optional(),
+    updated_at: z.string().nullable().optional().meta({ description: 'Read-only: ignored' }),
+  })
+  .meta({ example: { enabled: true, min_score: 0.9, decision_escalation: 'BLOCK', relationship_types: ['family_member', 'owner'] } });
+
+export const relationshipConfigView = z
+  .object({
+    enabled: z.boolean(),
+    min_score: z.number(),
+    decision_escalation: z.enum(['REVIEW', 'BLOCK']),
+    relationship_types: z.array(z.enum(RELATIONSHIP_TYPES)),
+    updated_at: z.string().nullable().meta({ description: 'When a PUT last changed them; null for the defaults' }),
+  })
+  .meta({ example: { enabled: true, min_score: 0.85, decision_escalation: 'REVIEW', relationship_types: ['family_member', 'owner'], updated_at: '2026-11-26T08:00:00.000Z' } });
 
 /** Error body of every screening 4xx and 5xx, as the OpenAPI document describes it (api/screening/openapi.ts). */
 export const screeningErrorBody = z
