@@ -10,7 +10,8 @@ import { startStage } from '../stage.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
 import type { DecisionSigner } from './decision-signing.js';
 import type { Engine } from './engine.js';
-import { DECISION_HEADER, DECISIONS_INSERT_SETTINGS, decisionLine, decisionSummary, isCompactRuleResults, RESULTS_HEADER, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
+import { DECISION_HEADER, RESULTS_HEADER } from './decision-headers.js';
+import { DECISIONS_INSERT_SETTINGS, decisionLine, decisionSummary, isCompactRuleResults, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
 
 /**
  * ClickHouse wants few large inserts (each one writes a part that is merged later), and many small
