@@ -5,5 +5,6 @@
  *   ['m', scope, slotMs, slot]                an id slot's latest expiry, for housekeeping
  *   ['q', scope, queue, dueAt, id] + ['Q', scope, queue, id] -> dueAt   due queues, earliest first
  *   ['c', scope, namespace, id]               short lease, valued its expiry
+ *   ['h', scope, namespace, id]               hold: {h holder, t token, e expiry}
  */
-export const KEYSPACES = { entity: 'e', id: 'i', idSlot: 'm', due: 'q', queued: 'Q', lease: 'c' } as const;
+export const KEYSPACES = { entity: 'e', id: 'i', idSlot: 'm', due: 'q', queued: 'Q', lease: 'c', hold: 'h' } as const;
