@@ -44,6 +44,19 @@ const principalOf = async (key: string) => {
 };
 
 describe('documents: versions, ETag, If-Match, restore', () => {
+  it('keeps locks and version claims in the window store of the run: Redis when one is given', () => {
+    expect(p.platform.windows.kind).toBe(realInfra.redisUrl ? 'redis' : 'lmdb');
+  });
+
+  it('concurrent writes without If-Match each get a version of their own', async () => {
+    const doc = await create();
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : a2).call('PUT', `/api/documents/${doc.id}`, { metadata: { n: i } })));
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+    expect(answers.map((r) => r.body.version).sort((x, y) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const versions = (await a.call('GET', `/api/documents/${doc.id}/versions`)).body.versions as Body[];
+    expect(versions.map((v) => v.version)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1]);
+  });
+
   it('every change is a new version with its author and kind; If-Match is honoured, a stale one is 412; restore brings an old version back as a new one', async () => {
     const doc = await create(a, { name: 'Launch film', source: SCRIPT, metadata: { owner: 'marketing' } });
     expect(documentSchema.parse(doc)).toMatchObject({ name: 'Launch film', source: SCRIPT, metadata: { owner: 'marketing' }, version: 1, lock: { locked: false } });

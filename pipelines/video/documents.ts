@@ -81,7 +81,8 @@ const LOCKS = 'document-lock';
 const VERSIONS = 'document-version';
 /** How long a version number stays claimed: far beyond a write's time, short enough that a crash between claim and write blocks little. */
 const VERSION_CLAIM_MS = 60_000;
-const WRITE_ATTEMPTS = 5;
+/** Writers of one document queue up through lost claims: enough rounds for a few dozen at once. */
+const WRITE_ATTEMPTS = 30;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -180,7 +181,7 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
       const claim = `${id}:${row.version}`;
       const [won] = await windows.claim(c.orgId, VERSIONS, [claim], VERSION_CLAIM_MS);
       if (!won) {
-        await sleep(20 * attempt);
+        await sleep(10 * Math.min(attempt, 10) + Math.random() * 20);
         continue;
       }
       try {
