@@ -21,6 +21,7 @@ import {
   versionSchema,
   versionsQuerySchema,
 } from '../../schemas/http/video-documents.js';
+import type { Principal } from '../http/auth.js';
 import { forbidden } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import { scopesOf } from './auth/resolver.js';
@@ -46,7 +47,9 @@ const locked = { 423: { description: 'Another principal holds the edit lock: the
 const precondition = { 412: error('If-Match does not name the current version; the body carries currentVersion') };
 const writeErrors = { 400: error('validation_error naming the field'), ...authErrors, ...notFound, ...precondition, ...locked, 409: error('busy: other writes kept winning; retry') };
 
-const caller = (req: Request): Caller => ({ orgId: req.principal!.orgId, principal: req.principal!.principalId ?? req.principal!.orgId });
+/** Who acts on documents: the organization, and the principal that authors versions and owns locks. */
+export const callerOf = (p: Principal): Caller => ({ orgId: p.orgId, principal: p.principalId ?? p.orgId });
+const caller = (req: Request): Caller => callerOf(req.principal!);
 const param = (req: Request, name: string) => String(req.params[name]);
 
 /** If-Match as a check of the current version: `*` or any of the listed ETags "v<N>" (weak or strong). */
