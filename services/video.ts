@@ -38,7 +38,8 @@ export function videoParts(platform: Platform): VideoParts {
 }
 
 /**
- * Video production (Document 2): compiler, moods, templates, assets, rendering, and credentials
+ * Video production (Document 2): compiler, moods, templates, assets, rendering, documents (versions
+ * in `video_document_versions`, annotations, edit locks as window-store holds), and credentials
  * (database principals in `video_principals`, bearer tokens, OAuth, the MCP transport). Renders are
  * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
  * report on `<topic>.status`, which every process serving HTTP records in its job store.
