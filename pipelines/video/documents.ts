@@ -81,8 +81,8 @@ const LOCKS = 'document-lock';
 const VERSIONS = 'document-version';
 /** How long a version number stays claimed: far beyond a write's time, short enough that a crash between claim and write blocks little. */
 const VERSION_CLAIM_MS = 60_000;
-/** Writers of one document queue up through lost claims: enough rounds for a few dozen at once. */
-const WRITE_ATTEMPTS = 30;
+/** How long a writer keeps retrying lost version claims: writers of one document queue up this way. */
+const WRITE_PATIENCE_MS = 15_000;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -157,7 +157,8 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
     precondition: Precondition,
     build: (head: VersionRow) => { kind: VersionKind; name?: string; source?: string; metadata?: Record<string, unknown>; ops?: EditOp[]; restoredFrom?: number; sceneOrigin?: (number | null)[] },
   ): Promise<{ row: VersionRow; createdAt: number }> {
-    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+    const deadline = performance.now() + WRITE_PATIENCE_MS;
+    for (let attempt = 1; performance.now() < deadline; attempt++) {
       const head = await live(c, id);
       if (precondition && !precondition(head.row.version)) {
         throw new DocumentRefusal('precondition_failed', `If-Match does not match document ${id}: its current version is ${head.row.version} (ETag "v${head.row.version}")`, {
@@ -181,7 +182,8 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
       const claim = `${id}:${row.version}`;
       const [won] = await windows.claim(c.orgId, VERSIONS, [claim], VERSION_CLAIM_MS);
       if (!won) {
-        await sleep(10 * Math.min(attempt, 10) + Math.random() * 20);
+        // The winner is writing its version: back off (with jitter, so losers do not collide again) until it lands.
+        await sleep(Math.min(20 * attempt, 200) + Math.random() * 30);
         continue;
       }
       try {
