@@ -63,6 +63,7 @@ describe('documents: versions, ETag, If-Match, restore', () => {
     const got = await a.call('GET', `/api/documents/${doc.id}`);
     expect(got.headers.get('etag')).toBe('"v1"');
     expect(got.body).toEqual(doc);
+    expect((await a.call('GET', `/api/documents/${doc.id}`, undefined, { 'if-none-match': '"v1"' })).status).toBe(304);
 
     const v2 = await a.call('PUT', `/api/documents/${doc.id}`, { source: SCRIPT.replace('Hello', 'Hi') }, { 'if-match': '"v1"' });
     expect(v2.status, JSON.stringify(v2.body)).toBe(200);

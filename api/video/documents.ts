@@ -52,13 +52,14 @@ export const callerOf = (p: Principal): Caller => ({ orgId: p.orgId, principal: 
 const caller = (req: Request): Caller => callerOf(req.principal!);
 const param = (req: Request, name: string) => String(req.params[name]);
 
-/** If-Match as a check of the current version: `*` or any of the listed ETags "v<N>" (weak or strong). */
-function preconditionOf(req: Request): Precondition {
-  const header = req.get('if-match');
-  if (header === undefined) return undefined;
-  const tags = header.split(',').map((t) => t.trim().replace(/^W\//, ''));
+/** An If-Match or If-None-Match header as a test of a version: `*` or any of the listed ETags "v<N>" (weak or strong). */
+function etagTest(req: Request, header: 'if-match' | 'if-none-match'): Precondition {
+  const value = req.get(header);
+  if (value === undefined) return undefined;
+  const tags = value.split(',').map((t) => t.trim().replace(/^W\//, ''));
   return (version) => tags.includes('*') || tags.includes(`"v${version}"`);
 }
+const preconditionOf = (req: Request) => etagTest(req, 'if-match');
 
 const sendDocument = (res: Response, doc: { version: number }, status = 200) => void res.status(status).set('ETag', `"v${doc.version}"`).json(doc);
 
@@ -94,8 +95,13 @@ export function documentRoutes(deps: VideoApiDeps): VideoRoute[] {
       summary: 'A document: its current version, with ETag "v<version>"',
       scope: 'documents:read',
       params: byId,
-      responses: { 200: { description: 'The document', schema: documentSchema }, ...authErrors, ...notFound },
-      handle: async (req, res) => sendDocument(res, await refusing(() => docs.get(caller(req), param(req, 'id')))),
+      headers: z.object({ 'if-none-match': z.string().optional().meta({ description: 'The ETag the caller holds: 304 while it is still current' }) }),
+      responses: { 200: { description: 'The document', schema: documentSchema }, 304: { description: 'If-None-Match names the current version' }, ...authErrors, ...notFound },
+      handle: async (req, res) => {
+        const doc = await refusing(() => docs.get(caller(req), param(req, 'id')));
+        if (etagTest(req, 'if-none-match')?.(doc.version)) return void res.status(304).set('ETag', `"v${doc.version}"`).end();
+        sendDocument(res, doc);
+      },
     },
     {
       method: 'put',
