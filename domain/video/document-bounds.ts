@@ -12,7 +12,7 @@ export const MAX_ANNOTATIONS = 500;
 export const MAX_ANNOTATION_CHARS = 4_000;
 /** Most items of one page of documents or versions, and the default. */
 export const MAX_PAGE = 100;
-export const DEFAULT_PAGE = 20;
+export const DEFAULT_PAGE = 50;
 /** An edit lock lasts this long unless asked otherwise, and between these bounds. */
 export const DEFAULT_LOCK_SECONDS = 120;
 export const MIN_LOCK_SECONDS = 5;

@@ -229,7 +229,7 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
       return present(c, head.row, head.createdAt);
     },
 
-    async list(c: Caller, page: { limit: number; cursor?: string }): Promise<{ documents: DocumentSummary[]; nextCursor?: string }> {
+    async list(c: Caller, page: { limit: number; cursor?: string }): Promise<{ documents: DocumentSummary[]; nextCursor: string | null }> {
       const rows = await store.list(c.orgId, page.cursor ?? '', page.limit + 1);
       const documents = rows.slice(0, page.limit).map(({ row, createdAt }) => ({
         id: row.documentId,
@@ -240,7 +240,7 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
         updatedAt: iso(row.createdAt),
         updatedBy: row.author,
       }));
-      return { documents, ...(rows.length > page.limit ? { nextCursor: documents.at(-1)!.id } : {}) };
+      return { documents, nextCursor: rows.length > page.limit ? documents.at(-1)!.id : null };
     },
 
     async put(c: Caller, id: string, body: { name?: string; source?: string; metadata?: Record<string, unknown> }, precondition: Precondition): Promise<DocumentView> {
@@ -253,7 +253,7 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
       await windows.dropHold(c.orgId, LOCKS, id, c.principal);
     },
 
-    async versions(c: Caller, id: string, page: { limit: number; before?: number }): Promise<{ versions: VersionSummary[]; nextCursor?: string }> {
+    async versions(c: Caller, id: string, page: { limit: number; before?: number }): Promise<{ versions: VersionSummary[]; nextCursor: string | null }> {
       const head = await live(c, id);
       const rows = await store.versions(c.orgId, id, page.before ?? head.row.version + 1, page.limit + 1);
       const versions = rows.slice(0, page.limit).map((v) => ({
@@ -264,7 +264,7 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
         ...(v.ops ? { ops: v.ops } : {}),
         ...(v.restoredFrom ? { restoredFrom: v.restoredFrom } : {}),
       }));
-      return { versions, ...(rows.length > page.limit ? { nextCursor: String(versions.at(-1)!.version) } : {}) };
+      return { versions, nextCursor: rows.length > page.limit ? String(versions.at(-1)!.version) : null };
     },
 
     async version(c: Caller, id: string, version: number): Promise<VersionSummary & { name: string; source: string; metadata: Record<string, unknown> }> {

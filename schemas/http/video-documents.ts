@@ -77,7 +77,7 @@ export const documentSchema = z
 export const documentListSchema = z
   .object({
     documents: z.array(documentSchema.omit({ source: true, lock: true })).meta({ description: 'In id order, without their sources' }),
-    nextCursor: z.string().optional().meta({ description: 'Pass as cursor for the next page; absent on the last' }),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }),
   })
   .meta({ id: 'DocumentList' });
 
@@ -127,7 +127,7 @@ export const documentEditSchema = z
   });
 
 export const versionListSchema = z
-  .object({ versions: z.array(versionSummarySchema).meta({ description: 'Newest first' }), nextCursor: z.string().optional() })
+  .object({ versions: z.array(versionSummarySchema).meta({ description: 'Newest first' }), nextCursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page; null on the last page' }) })
   .meta({ id: 'DocumentVersionList' });
 
 export const versionSchema = versionSummarySchema
