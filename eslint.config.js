@@ -31,7 +31,7 @@ function floors() {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', '.cache/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', '.cache/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
