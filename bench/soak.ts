@@ -16,12 +16,10 @@
 import './scratch.js';
 import { requireStartNodeOptions } from './bench-server.js';
 import { damonState } from './damon.js';
-import { fork } from 'node:child_process';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { open } from 'lmdb';
 import { startProcess } from '../app/start.js';
@@ -31,6 +29,7 @@ import type { LoadJob, LoadReport } from './counters-load.js';
 import { p99, type TransactionJob, type TransactionReport } from './soak-transactions.js';
 import { keyBytes } from './event-ids.js';
 import { bucketQuantiles, buckets } from './histogram.js';
+import { forkedJob } from './forked-job.js';
 
 requireStartNodeOptions();
 const mode = process.argv[2] === 'redis' ? 'redis' : 'embedded';
@@ -46,19 +45,6 @@ const DRAIN_MS = 300_000;
 const KEY = 'soak-key';
 const redisUrl = process.env.WEIR_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const kafka = process.env.WEIR_TEST_KAFKA_BROKERS;
-
-function child<J extends object, R>(file: string) {
-  const c = fork(fileURLToPath(new URL(file, import.meta.url)), { execArgv: ['--import', 'tsx'] });
-  return {
-    run: (job: J) =>
-      new Promise<R>((resolve, reject) => {
-        c.once('message', (m: { ok: boolean; error?: string } & R) => (m.ok ? resolve(m) : reject(new Error(m.error))));
-        c.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-        c.send(job as Parameters<typeof c.send>[0]);
-      }),
-    stop: () => c.kill(),
-  };
-}
 
 /** The event loop's thread: its CPU time and its time runnable but waiting for a core, ms (Linux schedstat). */
 async function mainThreadSched(): Promise<{ runMs: number; waitMs: number }> {
@@ -194,8 +180,8 @@ async function main(): Promise<void> {
   });
   if (rule.status >= 300) throw new Error(`rule: ${rule.status} ${await rule.text()}`);
 
-  const tx = child<TransactionJob, TransactionReport>('./soak-transactions.ts');
-  const load = child<LoadJob, { report: LoadReport }>('./counters-load.ts');
+  const tx = forkedJob<TransactionJob, TransactionReport>(new URL('./soak-transactions.ts', import.meta.url));
+  const load = forkedJob<LoadJob, { report: LoadReport }>(new URL('./counters-load.ts', import.meta.url));
   const txJob = (seconds: number): TransactionJob => ({ url, org: ORG, apiKey: KEY, rate: TX_RATE, seconds, entities: ENTITIES });
   try {
     const load0 = os.loadavg()[0]!;
