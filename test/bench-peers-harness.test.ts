@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assemblePeers, runPair, type PairSpec, type Side } from '../bench/peers/harness.js';
+import { assemblePeers, runPair, withPeersTable, type PairSpec, type Side } from '../bench/peers/harness.js';
 
 /** A side that answers the next of its figures and records when it ran, setup and teardown included. */
 function side(name: string, figures: number[], calls: string[]): Side {
@@ -77,5 +77,13 @@ describe('peers harness', () => {
     ]);
     expect(md).toContain('- third: exited with 1');
     expect(md).toContain('npm run bench:peers -- pair');
+  });
+
+  it("replaces README's table between its markers and leaves a text without them alone", () => {
+    const start = '<!-- peers table: bench/peers/harness.ts writes it -->';
+    const end = '<!-- end of peers table -->';
+    const readme = `# Weir\n\n${start}\n| old | table |\n${end}\n\nmore\n`;
+    expect(withPeersTable(readme, '| new |')).toBe(`# Weir\n\n${start}\n| new |\n${end}\n\nmore\n`);
+    expect(withPeersTable('# Weir\n', '| new |')).toBe('# Weir\n');
   });
 });

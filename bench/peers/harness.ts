@@ -292,9 +292,10 @@ function pairSection(r: PairResult): string {
  * bench/results/peers/*.json -> bench/results/peers.md: one table (each side per round, median
  * ratio, goal, met?), then per pair its rounds, guarantees, notes, machine and commands.
  * `failed` names pairs whose script failed in this invocation (their older result, if any, stays
- * in the table, dated in its section). `resultsDir` and `out` default to the repository's.
+ * in the table, dated in its section). `resultsDir` and `out` default to the repository's; the table
+ * also replaces the one between README.md's peers markers (`readme`, by default when `out` is).
  */
-export function assemblePeers(options: { failed?: Record<string, string>; resultsDir?: string; out?: string } = {}): void {
+export function assemblePeers(options: { failed?: Record<string, string>; resultsDir?: string; out?: string; readme?: string | false } = {}): void {
   const results = readPairResults(options.resultsDir);
   const parts = [
     '# Weir against its peers',
@@ -309,6 +310,19 @@ export function assemblePeers(options: { failed?: Record<string, string>; result
   const out = options.out ?? peersMd;
   writeFileSync(out, parts.join('\n') + '\n');
   console.log(`${path.relative(repoRoot, out)}: ${results.length} pairs`);
+  const readme = options.readme ?? (options.out === undefined ? path.join(repoRoot, 'README.md') : false);
+  if (readme) writeFileSync(readme, withPeersTable(readFileSync(readme, 'utf8'), peersTable(results)));
+}
+
+const README_START = '<!-- peers table: bench/peers/harness.ts writes it -->';
+const README_END = '<!-- end of peers table -->';
+
+/** `text` with the part between the peers markers replaced by `table`; unchanged without the markers. */
+export function withPeersTable(text: string, table: string): string {
+  const start = text.indexOf(README_START);
+  const end = text.indexOf(README_END);
+  if (start < 0 || end < start) return text;
+  return `${text.slice(0, start + README_START.length)}\n${table}\n${text.slice(end)}`;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) assemblePeers();

@@ -5,6 +5,7 @@
  * the window store's own ceiling taken on another fresh Redis.
  */
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import type { Admin } from 'kafkajs';
 import { spawnBenchServer } from '../../bench-server.js';
 import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
@@ -75,6 +76,20 @@ async function readSample(url: string): Promise<Map<number, { values: Values; no
   return read;
 }
 
+/**
+ * Counts, in the process's JSON log lines (stdout), the batches whose handling failed (kafkajs
+ * retries them) and the consumer restarts after a crash: the measured signs of a backlog that
+ * outruns the window store's command timeout.
+ */
+function troubleCounter(child: import('node:child_process').ChildProcess): { failedBatches: number; restarts: number } {
+  const counts = { failedBatches: 0, restarts: 0 };
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.includes('Error when calling eachBatch')) counts.failedBatches++;
+    if (line.includes('Restarting the consumer')) counts.restarts++;
+  });
+  return counts;
+}
+
 export function weirSide(ctx: WeirContext): Side {
   return {
     name: 'Weir on Kafka + Redis (counters service, Redis AOF everysec, default timeouts)',
@@ -85,6 +100,7 @@ export function weirSide(ctx: WeirContext): Side {
         await ctx.admin.resetOffsets({ groupId: GROUP, topic: EVENTS_TOPIC, earliest: true });
         const startedAt = performance.now();
         const { url, child } = await spawnBenchServer(weirProcess, env(ctx, await ctx.dataDir(), redis.url));
+        const trouble = troubleCounter(child);
         const cpu = async () => ({ weir: await processCpuMicros(child.pid!), redis: await redisCpuMicros(redis.url), broker: await processCpuMicros(ctx.brokerPid) });
         let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
         try {
@@ -93,7 +109,7 @@ export function weirSide(ctx: WeirContext): Side {
           const per = (k: 'weir' | 'redis' | 'broker') => ((atEnd[k] - atFirst![k]) / drain.settled).toFixed(0);
           const wrong = mismatches(await readSample(url), ctx.filledAt());
           ctx.notes.push(
-            `Weir round ${round + 1}: ${fmt(drain.rate)} events/s from the first commit to the last (${fmt(drain.settled)} events); first commit ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${per('redis')} µs Redis, ${per('broker')} µs broker; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+            `Weir round ${round + 1}: ${fmt(drain.rate)} events/s from the first commit to the last (${fmt(drain.settled)} events); first commit ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${per('redis')} µs Redis, ${per('broker')} µs broker; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
           );
           await stop(child);
           ceilingRedis = await startRedisServer(DURABLE_REDIS);
