@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -67,6 +67,7 @@ describe('peers harness', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'peers-'));
     await runPair(spec({ id: 'second', order: 2, title: 'Second pair' }, []), { resultsDir: dir });
     await runPair(spec({ id: 'first', order: 1, title: 'First pair', weir: side('weir', [200, 200, 200], []) }, []), { resultsDir: dir });
+    await writeFile(path.join(dir, 'second.findings.md'), 'Findings: the store is the bottleneck.\n');
     const out = path.join(dir, 'peers.md');
     assemblePeers({ resultsDir: dir, out, failed: { third: 'exited with 1' } });
     const md = await readFile(out, 'utf8');
@@ -76,6 +77,9 @@ describe('peers harness', () => {
       '| Second pair | things/s | 50, 80, 120 | 100, 100, 100 | **0.80×** | Weir ≥ 1.0× peer | **no** |',
     ]);
     expect(md).toContain('- third: exited with 1');
+    // The findings file shows in its own pair's section, not in the other's.
+    expect(md.split('## Second pair')[1]).toContain('Findings: the store is the bottleneck.');
+    expect(md.split('## Second pair')[0]).not.toContain('Findings');
     expect(md).toContain('npm run bench:peers -- pair');
   });
 

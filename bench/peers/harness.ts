@@ -271,7 +271,19 @@ export function peersTable(results: PairResult[]): string {
   return ['| Pair | Figure | Weir, per round | Peer, per round | Median ratio (Weir / peer) | Goal | Met? |', '|---|---|---:|---:|---:|---|---|', ...rows].join('\n');
 }
 
-function pairSection(r: PairResult): string {
+/**
+ * What a person found reading a pair's run (the measured cause of a missed goal, the next design
+ * step): bench/results/peers/<id>.findings.md, kept beside the result and shown in its section.
+ */
+function findingsOf(dir: string, id: string): string | undefined {
+  try {
+    return readFileSync(path.join(dir, `${id}.findings.md`), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function pairSection(r: PairResult, findings: string | undefined): string {
   const lines = [`## ${r.title}`, ''];
   lines.push(`Weir side: ${r.weirName}. Peer: ${r.peerName}. Figure: ${r.metric} (${r.higherIsBetter ? 'higher' : 'lower'} is better). Measured ${r.startedAt} to ${r.finishedAt}.`, '');
   lines.push('| Round | First | Weir | Peer | Ratio | Load before Weir / peer |', '|---:|---|---:|---:|---:|---|');
@@ -281,6 +293,7 @@ function pairSection(r: PairResult): string {
     lines.push('', 'Beside the pair:', '');
     for (const b of r.beside) lines.push(`- ${b.name}: ${fmt(b.value)} ${b.unit}${b.text ? ` (${b.text})` : ''}`);
   }
+  if (findings) lines.push('', findings);
   if (r.guarantees.length > 0) lines.push('', 'What each side guarantees:', '', ...r.guarantees.map((g) => `- ${g}`));
   if (r.notes.length > 0) lines.push('', 'Notes:', '', ...r.notes.map((n) => `- ${n}`));
   lines.push('', `Machine at the start: ${machineLine(r.machine)}.`, '', `Load at the end: ${r.machineAtEnd.loadavg.join(' / ')}.`);
@@ -306,7 +319,7 @@ export function assemblePeers(options: { failed?: Record<string, string>; result
   ];
   const failures = Object.entries(options.failed ?? {});
   if (failures.length > 0) parts.push('', 'Pairs that failed in the last invocation (the table keeps their previous result, if any, dated below):', '', ...failures.map(([id, why]) => `- ${id}: ${why}`));
-  for (const r of results) parts.push('', pairSection(r));
+  for (const r of results) parts.push('', pairSection(r, findingsOf(options.resultsDir ?? resultsDir, r.id)));
   const out = options.out ?? peersMd;
   writeFileSync(out, parts.join('\n') + '\n');
   console.log(`${path.relative(repoRoot, out)}: ${results.length} pairs`);

@@ -14,6 +14,7 @@ import { countersService, createCounterReader } from '../../../services/counters
 import { rulesService } from '../../../services/rules.js';
 import type { LoadJob, LoadReport } from '../../counters-load.js';
 import { forkedJob } from '../../forked-job.js';
+import { configureSoakOrg, countApplied } from '../../soak-setup.js';
 import { p99, type TransactionJob, type TransactionReport } from '../../soak-transactions.js';
 import { fmt, runPair, type Beside } from '../harness.js';
 
@@ -48,18 +49,11 @@ export async function runOneProcessPair(mode: OneProcessMode): Promise<void> {
   });
   const url = weir.url!;
   // Counts the load's events the pipeline applied, to settle its backlog before a phase alone.
-  let applied = 0;
-  const windows = weir.platform.windows;
-  const apply = windows.apply.bind(windows);
-  windows.apply = async (requests) => {
-    const result = await apply(requests);
-    applied += requests.filter((r) => r.once?.id.startsWith(org)).length;
-    return result;
-  };
+  const applied = countApplied(weir.platform.windows, org);
   const tx = forkedJob<TransactionJob, TransactionReport>(new URL('../../soak-transactions.ts', import.meta.url));
   const load = forkedJob<LoadJob, { report: LoadReport }>(new URL('../../counters-load.ts', import.meta.url));
   try {
-    await configure(url, org);
+    await configureSoakOrg(url, org, KEY);
     const txJob = (seconds: number): TransactionJob => ({ url, org, apiKey: KEY, rate: TX_RATE, seconds, entities: ENTITIES });
     // Rules compiled, topics opened, JIT warm: not measured.
     await tx.run(txJob(WARM_UP_SECONDS));
@@ -73,8 +67,8 @@ export async function runOneProcessPair(mode: OneProcessMode): Promise<void> {
     const batchesPerPhase = Math.round((EVENT_RATE * PHASE_SECONDS) / BATCH);
     const settle = async (): Promise<void> => {
       const started = performance.now();
-      const backlog = nextBatch * BATCH - applied;
-      while (applied < nextBatch * BATCH) {
+      const backlog = nextBatch * BATCH - applied();
+      while (applied() < nextBatch * BATCH) {
         if (performance.now() - started > SETTLE_TIMEOUT_MS) throw new Error(`the counter pipeline did not settle ${fmt(backlog)} events in ${SETTLE_TIMEOUT_MS / 1000} s`);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -132,33 +126,4 @@ export async function runOneProcessPair(mode: OneProcessMode): Promise<void> {
     load.stop();
     await weir.stop();
   }
-}
-
-/** The soak's configuration: three counters, and a rule that reads two of them on every transaction. */
-async function configure(url: string, org: string): Promise<void> {
-  const h = { 'content-type': 'application/json', 'x-api-key': KEY, 'x-org-id': org };
-  const counters = await fetch(`${url}/v1/counters/${org}`, {
-    method: 'PUT',
-    headers: h,
-    body: JSON.stringify({
-      counters: [
-        { name: 'txn_1h', event_type: 'txn', aggregate: 'count', window: { amount: 1, unit: 'hours' } },
-        { name: 'amount_24h', event_type: 'txn', aggregate: 'sum', window: { amount: 24, unit: 'hours' } },
-        { name: 'last_txn', event_type: 'txn', aggregate: 'last_seen' },
-      ],
-    }),
-  });
-  if (counters.status !== 200) throw new Error(`counters configuration: ${counters.status} ${await counters.text()}`);
-  const rule = await fetch(`${url}/rules/${org}`, {
-    method: 'POST',
-    headers: h,
-    body: JSON.stringify({
-      name: 'velocity',
-      description: 'reads two counters of the transaction entity',
-      threshold: 1,
-      evaluations: [{ name: 'v', expression: 'entity_counters.txn_1h > 10 OR entity_counters.amount_24h > 5000', weight: 1 }],
-      actions: [{ type: 'flag', description: 'review' }],
-    }),
-  });
-  if (rule.status >= 300) throw new Error(`rule: ${rule.status} ${await rule.text()}`);
 }
