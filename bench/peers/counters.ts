@@ -47,7 +47,8 @@ try {
   const fillStarted = performance.now();
   filledAt = Date.now();
   await fillTopic(broker.brokers, filledAt);
-  notes.push(`Workload: ${fmt(EVENTS)} events over ${fmt(ENTITIES)} entities (ten each by default), ${SPREAD_HOURS === 0 ? 'every occurred_at at the present time' : `occurred_at spread over the ${SPREAD_HOURS} hours before the fill`}, unique ids, JSON as Weir's intake writes them, keyed <org>:<entity>, in ${PARTITIONS} partitions of a broker of the pair's own (infra/scripts/kafka.sh, 512 MiB heap); filled in ${((performance.now() - fillStarted) / 1000).toFixed(0)} s.`);
+  const resized = process.env.WEIR_PEERS_COUNTERS_EVENTS || process.env.WEIR_PEERS_COUNTERS_ENTITIES ? ` (this run's size set by WEIR_PEERS_COUNTERS_EVENTS=${EVENTS} WEIR_PEERS_COUNTERS_ENTITIES=${ENTITIES}; the default is 500,000 over 50,000)` : '';
+  notes.push(`Workload: ${fmt(EVENTS)} events over ${fmt(ENTITIES)} entities${resized}, ${SPREAD_HOURS === 0 ? 'every occurred_at at the present time' : `occurred_at spread over the ${SPREAD_HOURS} hours before the fill`}, unique ids, JSON as Weir's intake writes them, keyed <org>:<entity>, in ${PARTITIONS} partitions of a broker of the pair's own (infra/scripts/kafka.sh, 512 MiB heap); filled in ${((performance.now() - fillStarted) / 1000).toFixed(0)} s.`);
 
   const weir = weirSide(ctx);
   await runPair({

@@ -16,6 +16,7 @@ import type { Admin } from 'kafkajs';
 import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
 import { fmt, repoRoot, type Side } from '../harness.js';
 import { processCpuMicros } from '../support/cpu.js';
+import { killOnExit } from '../support/kill-on-exit.js';
 import { waitDrained } from './drain.js';
 import { entityOf, EVENTS, mismatches, ORG, sampleEntities, type Values } from './workload.js';
 
@@ -84,6 +85,7 @@ export function streamsSide(ctx: StreamsContext): Side {
       const child = spawn('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', `${path.join(project, 'target/classes')}:${path.join(project, 'target/lib/*')}`, 'weir.peers.CountersApp', ctx.brokers.join(','), EVENTS_TOPIC, appId, stateDir, String(STREAM_THREADS)], {
         stdio: ['pipe', 'pipe', 'inherit'],
       });
+      const release = killOnExit(child);
       const next = lineReader(child);
       const cpu = async () => ({ streams: await processCpuMicros(child.pid!), broker: await processCpuMicros(ctx.brokerPid) });
       let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
@@ -98,6 +100,7 @@ export function streamsSide(ctx: StreamsContext): Side {
         return drain.rate;
       } finally {
         await stop(child);
+        release();
         await rm(stateDir, { recursive: true, force: true });
       }
     },

@@ -12,6 +12,7 @@ import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
 import { startRedisServer } from '../../../test/support/redis-server.js';
 import { fmt, type Side } from '../harness.js';
 import { processCpuMicros, redisCpuMicros } from '../support/cpu.js';
+import { killOnExit } from '../support/kill-on-exit.js';
 import { waitDrained } from './drain.js';
 import { storeCeiling } from './store-ceiling.js';
 import { counterConfig, entityOf, EVENTS, mismatches, ORG, sampleEntities, type Values } from './workload.js';
@@ -43,10 +44,19 @@ const env = (ctx: WeirContext, dataDir: string, redisUrl: string): Record<string
   RATE_LIMIT_PER_MINUTE: '1000000',
 });
 
+const released = new WeakMap<import('node:child_process').ChildProcess, () => void>();
+/** A Weir process of the pair, killed if the pair's process exits before stopping it. */
+async function spawnWeir(env: Record<string, string>) {
+  const started = await spawnBenchServer(weirProcess, env);
+  released.set(started.child, killOnExit(started.child));
+  return started;
+}
+
 const weirProcess = new URL('./weir-process.ts', import.meta.url).href;
 const headers = { 'content-type': 'application/json', 'x-org-id': ORG, 'x-api-key': API_KEY };
 
 async function stop(child: import('node:child_process').ChildProcess): Promise<void> {
+  released.get(child)?.();
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await once(child, 'exit');
@@ -55,7 +65,7 @@ async function stop(child: import('node:child_process').ChildProcess): Promise<v
 /** Saves the counter configuration (in chDB, which the rounds' processes then read) before the topic is filled. */
 export async function configureWeir(ctx: WeirContext): Promise<void> {
   const redis = await startRedisServer();
-  const { url, child } = await spawnBenchServer(weirProcess, env(ctx, await ctx.dataDir(), redis.url));
+  const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis.url));
   try {
     const res = await fetch(`${url}/v1/counters/${ORG}`, { method: 'PUT', headers, body: JSON.stringify(counterConfig) });
     if (res.status !== 200) throw new Error(`counter configuration: ${res.status} ${await res.text()}`);
@@ -99,7 +109,7 @@ export function weirSide(ctx: WeirContext): Side {
       try {
         await ctx.admin.resetOffsets({ groupId: GROUP, topic: EVENTS_TOPIC, earliest: true });
         const startedAt = performance.now();
-        const { url, child } = await spawnBenchServer(weirProcess, env(ctx, await ctx.dataDir(), redis.url));
+        const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis.url));
         const trouble = troubleCounter(child);
         const cpu = async () => ({ weir: await processCpuMicros(child.pid!), redis: await redisCpuMicros(redis.url), broker: await processCpuMicros(ctx.brokerPid) });
         let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;

@@ -24,9 +24,22 @@ export async function startOwnBroker(): Promise<OwnBroker> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'peers-kafka-'));
   const env = { ...process.env, WEIR_KAFKA_RUN_DIR: dir, WEIR_KAFKA_PORT: '29092', WEIR_KAFKA_CONTROLLER_PORT: '29093' };
   const { stdout } = await run('bash', [script, 'start'], { env, maxBuffer: 1 << 20 });
+  const pid = Number(readFileSync(path.join(dir, 'kafka.pid'), 'utf8'));
+  // A pair stopped by a signal or a failure still takes its broker down (its run directory may be gone by then).
+  const orphaned = () => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already stopped
+    }
+  };
+  process.once('exit', orphaned);
   return {
     brokers: [stdout.trim().split('\n').at(-1)!],
-    pid: Number(readFileSync(path.join(dir, 'kafka.pid'), 'utf8')),
-    stop: async () => void (await run('bash', [script, 'stop'], { env })),
+    pid,
+    stop: async () => {
+      await run('bash', [script, 'stop'], { env });
+      process.off('exit', orphaned);
+    },
   };
 }
