@@ -5,6 +5,9 @@
  */
 import type { WindowStore } from '../infra/windows/types.js';
 
+/** The soak's load: transactions per second, counter events per second, in batches, over entities. */
+export const SOAK_LOAD = { txRate: 200, eventRate: 4_000, warmUpSeconds: 5, batch: 500, entities: 100_000 } as const;
+
 /** Three counters, and a rule that reads two of them on every transaction. */
 export async function configureSoakOrg(url: string, org: string, apiKey: string): Promise<void> {
   const h = { 'content-type': 'application/json', 'x-api-key': apiKey, 'x-org-id': org };

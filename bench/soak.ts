@@ -30,17 +30,14 @@ import { p99, type TransactionJob, type TransactionReport } from './soak-transac
 import { keyBytes } from './event-ids.js';
 import { bucketQuantiles, buckets } from './histogram.js';
 import { forkedJob } from './forked-job.js';
-import { configureSoakOrg, countApplied } from './soak-setup.js';
+import { configureSoakOrg, countApplied, SOAK_LOAD } from './soak-setup.js';
 
 requireStartNodeOptions();
 const mode = process.argv[2] === 'redis' ? 'redis' : 'embedded';
-const RATE = Number(process.env.WEIR_SOAK_RATE ?? 4_000);
+const RATE = Number(process.env.WEIR_SOAK_RATE ?? SOAK_LOAD.eventRate);
 const SECONDS = Number(process.env.WEIR_SOAK_SECONDS ?? 600);
 const BASELINE_SECONDS = Number(process.env.WEIR_SOAK_BASELINE_SECONDS ?? 30);
-const TX_RATE = 200;
-const WARM_UP_SECONDS = 5;
-const BATCH = 500;
-const ENTITIES = 100_000;
+const { txRate: TX_RATE, warmUpSeconds: WARM_UP_SECONDS, batch: BATCH, entities: ENTITIES } = SOAK_LOAD;
 const ORG = `soak${Date.now().toString(36)}`;
 const DRAIN_MS = 300_000;
 const KEY = 'soak-key';

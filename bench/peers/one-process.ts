@@ -19,7 +19,7 @@ await runOneProcessPair({
     'The counter events: each answered 202 once in the embedded log (O_DSYNC); applied once per event id to the LMDB window store by the pipeline in the same process.',
   ],
   notes: [
-    'On Kafka + Redis the issue asks for the --role split (counters apart from the API); both processes would need one ClickHouse server (counter configurations live there), and this machine has none, so that split is not measured here; the one-process run on Kafka + Redis is the pair below it.',
+    'On Kafka + Redis the issue asks for the --role split (counters apart from the API); both processes would need one ClickHouse server (counter configurations live there), and this machine has none, so that split is not measured here; the one-process run on Kafka + Redis is the one-process-kafka pair.',
   ],
 });
 process.exit(0);

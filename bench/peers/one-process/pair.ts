@@ -14,17 +14,13 @@ import { countersService, createCounterReader } from '../../../services/counters
 import { rulesService } from '../../../services/rules.js';
 import type { LoadJob, LoadReport } from '../../counters-load.js';
 import { forkedJob } from '../../forked-job.js';
-import { configureSoakOrg, countApplied } from '../../soak-setup.js';
+import { configureSoakOrg, countApplied, SOAK_LOAD } from '../../soak-setup.js';
 import { p99, type TransactionJob, type TransactionReport } from '../../soak-transactions.js';
 import { fmt, runPair, type Beside } from '../harness.js';
 
-const TX_RATE = 200;
-const EVENT_RATE = 4_000;
+const { txRate: TX_RATE, eventRate: EVENT_RATE, warmUpSeconds: WARM_UP_SECONDS, batch: BATCH, entities: ENTITIES } = SOAK_LOAD;
 const PHASE_SECONDS = Number(process.env.WEIR_PEERS_PHASE_SECONDS ?? 6);
 const ROUNDS = Number(process.env.WEIR_PEERS_ONE_PROCESS_ROUNDS ?? 10);
-const WARM_UP_SECONDS = 5;
-const BATCH = 500;
-const ENTITIES = 100_000;
 const SETTLE_TIMEOUT_MS = 120_000;
 const KEY = 'peers-key';
 
