@@ -70,8 +70,9 @@ function applyRemarkFacts(e: SanctionEntity): void {
     if (dob) addDob(e, dob[1]!);
     const nat = /^(?:alt\. )?(?:nationality|citizen) (.+)$/.exec(c);
     if (nat) addNationality(e, nat[1]!);
-    // Aliases written into the remark; most repeat alt.csv, but not all (alt.csv may be of another date).
+    // OFAC writes its weak aliases (names too common to screen alone) only here, in single quotes;
+    // a name alt.csv also gives is an ordinary alias (addName keeps the ordinary one).
     const alias = /^([afn])\.k\.a\.,? '(.+)'$/.exec(c);
-    if (alias) addName(e, alias[2]!, `${alias[1]}ka` as 'aka' | 'fka' | 'nka');
+    if (alias) addName(e, alias[2]!, `${alias[1]}ka` as 'aka' | 'fka' | 'nka', true);
   }
 }
