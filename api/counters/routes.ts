@@ -146,7 +146,7 @@ export function countersRouter(deps: CountersApiDeps): Router {
     {
       title: 'Weir event counters',
       version: '1.0.0',
-      description: 'Counter configuration, event ingestion and live entity values (Document 1 part B).',
+      description: 'Counter configuration, event ingestion and live entity values.',
       securityHeaders: ['x-org-id', 'x-api-key'],
       tooLarge: errorBodySchema,
       edgeRateLimit: true,

@@ -292,7 +292,7 @@ export function riskRouter(deps: RiskApiDeps): Router {
     {
       title: 'Weir risk check',
       version: '1.0.0',
-      description: 'Risk check, whitelist, feedback, challenges, scoring configuration, sessions, GDPR and risk webhooks (Document 1 part C). Every path also answers under /risk.',
+      description: 'Risk check, whitelist, feedback, challenges, scoring configuration, sessions, GDPR and risk webhooks. Every path also answers under /risk.',
       securityHeaders: ['x-org-id', 'x-api-key'],
       tooLarge: riskErrorBodySchema,
       edgeRateLimit: true,

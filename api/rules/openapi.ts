@@ -132,7 +132,7 @@ const routes: RouteDoc[] = [
     method: 'post',
     path: '/transaction/:orgId',
     summary: 'Evaluate a transaction; answers once it and its decision are in the transactions topic. Idempotent by transaction_id',
-    description: "The body holds Document 1's fields below plus the organization's registered custom fields (nullable); any other key is refused.",
+    description: "The body holds the transaction fields below plus the organization's registered custom fields (nullable); any other key is refused.",
     params: org,
     query: z.object({ ruleIds: z.string().optional().meta({ description: 'Comma-separated rule ids to evaluate instead of every active rule' }) }),
     body: { schema: transactionSchema([]) },
@@ -150,7 +150,7 @@ export const ruleEngineDocument = () =>
     {
       title: 'Weir rule engine',
       version: '2.0.0',
-      description: "Custom fields, rules, custom tables and transaction decisions (Document 1 part A). Every 4xx answers Document 1's error body.",
+      description: "Custom fields, rules, custom tables and transaction decisions. Every 4xx answers {statusCode, message, code, error, timestamp}.",
       securityHeaders: ['x-api-key'],
       tooLarge: ruleEngineErrorBody,
       edgeRateLimit: true,

@@ -88,7 +88,7 @@ export const screeningDocument = () =>
     {
       title: 'Weir sanctions screening',
       version: '1.0.0',
-      description: "Name screening against sanctions lists, with relationship screening (Document 3 part A). Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset for the key's plan.",
+      description: "Name screening against sanctions lists, with relationship screening. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset for the key's plan.",
       securityHeaders: ['x-api-key'],
       tooLarge: screeningErrorBody,
       edgeRateLimit: false,

@@ -273,7 +273,7 @@ export function webhooksRouter(deps: WebhooksApiDeps): Router {
     {
       title: 'Weir workflow webhooks',
       version: '1.0.0',
-      description: 'Webhook registrations, event intake, the catch-all address, the delivery log and approvals (Document 3 part B).',
+      description: 'Webhook registrations, event intake, the catch-all address, the delivery log and approvals.',
       securityHeaders: ['x-org-id', 'x-api-key'],
       tooLarge: errorBodySchema,
       edgeRateLimit: true,

@@ -165,7 +165,7 @@ export const ruleEngineErrorBody = z
   .object({
     statusCode: z.number().int(),
     message: z.string().meta({ description: 'What is wrong and where' }),
-    code: z.number().int().meta({ description: 'The HTTP status again (Document 1)' }),
+    code: z.number().int().meta({ description: 'The HTTP status again' }),
     error: z.string().meta({ description: 'Machine-readable reason, e.g. validation_error, not_found' }),
     timestamp: z.string().meta({ description: 'RFC 3339 instant of the answer' }),
   })
