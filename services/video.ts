@@ -9,6 +9,8 @@ import type { RenderJobs, Templates } from '../pipelines/video/ports.js';
 import { createRenderJobs } from '../pipelines/video/render-jobs.js';
 import { startStatusRecorder } from '../pipelines/video/status-recorder.js';
 import { createTemplateStore, templateStoreMigration } from '../pipelines/video/template-store.js';
+import { createDocumentStore, documentStoreMigration } from '../pipelines/video/document-store.js';
+import { createDocuments, type Documents } from '../pipelines/video/documents.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
 
@@ -17,6 +19,7 @@ export interface VideoParts {
   templates: Templates;
   assets: AssetStore;
   store: JobStore;
+  documents: Documents;
 }
 
 /** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
@@ -28,14 +31,16 @@ export function videoParts(platform: Platform): VideoParts {
     const templates = createTemplateStore(platform.analytics, platform.clock);
     const assets = createAssetStore(platform.blobs, platform.analytics, () => platform.clock.now());
     const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
-    p = { jobs, templates, assets, store };
+    const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
+    p = { jobs, templates, assets, store, documents };
     parts.set(platform, p);
   }
   return p;
 }
 
 /**
- * Video production (Document 2): compiler, moods, templates, assets, rendering, and credentials
+ * Video production (Document 2): compiler, moods, templates, assets, rendering, documents (versions
+ * in `video_document_versions`, annotations, edit locks as window-store holds), and credentials
  * (database principals in `video_principals`, bearer tokens, OAuth, the MCP transport). Renders are
  * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
  * report on `<topic>.status`, which every process serving HTTP records in its job store.
@@ -47,7 +52,7 @@ export const renderThreads = (configured: number | undefined, role: Role, cores 
 export const videoService: ServiceModule = {
   name: 'video',
   topics: renderTopics(DEFAULT_RENDER_TOPIC),
-  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration],
+  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration, documentStoreMigration],
   async create({ platform, keys, role }) {
     const config = platform.config;
     if (config.RENDER_TOPIC !== DEFAULT_RENDER_TOPIC) await platform.bus.ensureTopics(renderTopics(config.RENDER_TOPIC));

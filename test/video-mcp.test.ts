@@ -42,7 +42,7 @@ describe('MCP agent transport', () => {
     const client = await connect(await principal(['render:write', 'render:read', 'templates:read']));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['compile', 'render', 'status', 'templates']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['compile', 'document_edit', 'document_save', 'documents', 'render', 'status', 'templates']);
       expect(tools.find((t) => t.name === 'compile')?.inputSchema).toMatchObject({ type: 'object', required: ['source'] });
       const ok = await client.callTool({ name: 'compile', arguments: { source: 'film "Agent"\naspect 1:1\nscene "One" 2s\n  title "Hi"' } });
       expect(ok.isError).toBeFalsy();
@@ -93,6 +93,29 @@ describe('MCP agent transport', () => {
       await client.close();
     }
   }, 120_000);
+
+  it('creates, reads and edits a document through the tools, each with its documents scope; a failing edit answers its diagnostics', async () => {
+    const writer = await connect(await principal(['documents:read', 'documents:write']));
+    const reader = await connect(await principal(['documents:read']));
+    try {
+      const doc = parsed(await writer.callTool({ name: 'document_save', arguments: { name: 'Agent doc', source: 'film "A"\nscene "One" 2s\n  title "Hi"\n' } }));
+      expect(doc).toMatchObject({ id: expect.stringMatching(/^doc_/), version: 1 });
+      const edited = parsed(await writer.callTool({ name: 'document_edit', arguments: { id: doc.id, ops: [{ op: 'replace', path: '/scenes/0/layers/0/text', value: 'Hello' }], ifVersion: 1 } }));
+      expect(edited).toMatchObject({ version: 2, source: 'film "A"\nscene "One" 2s\n  title "Hello"\n' });
+      const broken = await writer.callTool({ name: 'document_edit', arguments: { id: doc.id, ops: [{ op: 'replace', path: '/scenes/0/duration', value: 0 }] } });
+      expect(broken.isError).toBe(true);
+      expect(parsed(broken)).toMatchObject({ diagnostics: [expect.objectContaining({ level: 'error', code: 'out-of-range', line: 2 })] });
+      const stale = await writer.callTool({ name: 'document_save', arguments: { id: doc.id, source: 'film "B"\nscene "x" 1s\n', ifVersion: 1 } });
+      expect(parsed(stale)).toMatchObject({ currentVersion: 2 });
+      expect(parsed(await reader.callTool({ name: 'documents', arguments: { id: doc.id } }))).toMatchObject({ version: 2, lock: { locked: false } });
+      expect(parsed(await reader.callTool({ name: 'documents', arguments: { id: doc.id, version: 1 } })).source).toContain('"Hi"');
+      expect(parsed(await reader.callTool({ name: 'documents', arguments: {} })).documents.map((d: { id: string }) => d.id)).toContain(doc.id);
+      const refused = await reader.callTool({ name: 'document_save', arguments: { id: doc.id, source: 'film "C"' } });
+      expect(parsed(refused)).toEqual({ error: 'this credential lacks the scope documents:write' });
+    } finally {
+      await Promise.all([writer.close(), reader.close()]);
+    }
+  });
 
   it('status and templates stay inside the organization of the credential', async () => {
     const res = await fetch(`${p.url}/api/principals`, {

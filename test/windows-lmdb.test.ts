@@ -170,6 +170,25 @@ describe('lmdb window store: housekeeping', () => {
   });
 });
 
+describe('lmdb window store: holds', () => {
+  it('sweeps lapsed holds and keeps live ones, which survive a reopen', async () => {
+    const dir = await tempDir();
+    let store = await createLmdbWindowStore({ dir, housekeepingIntervalMs: 3_600_000 });
+    try {
+      await store.hold('org', 'lock', 'short', { holder: 'a', token: 't1', ttlMs: 40 });
+      const live = await store.hold('org', 'lock', 'long', { holder: 'b', token: 't2', ttlMs: 600_000 });
+      await new Promise((r) => setTimeout(r, 80));
+      expect(await store.housekeep(Date.now())).toBe(1);
+      await store.close();
+      store = await createLmdbWindowStore({ dir, housekeepingIntervalMs: 3_600_000 });
+      expect(await store.readHold('org', 'lock', 'long')).toEqual(live.hold);
+      expect(await store.readHold('org', 'lock', 'short')).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('lmdb window store: queues of a large flush', () => {
   it('takes, schedules and unschedules thousands of ids across its small transactions, in order and exactly once', async () => {
     const store = await createLmdbWindowStore({ dir: await tempDir(), housekeepingIntervalMs: 3_600_000 });

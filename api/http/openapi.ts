@@ -15,6 +15,8 @@ export interface RouteDoc {
   description?: string;
   params?: ZodObject;
   query?: ZodObject;
+  /** Request headers the route reads (If-Match, Idempotency-Key), beside the credentials. */
+  headers?: ZodObject;
   /** The request body; JSON unless `contentType` says otherwise (e.g. a form). `example` is a body the route takes, as an integrator would copy it. */
   body?: { schema: ZodType; description?: string; contentType?: string; example?: unknown };
   responses: Responses;
@@ -71,6 +73,7 @@ export function buildOpenApiDocument(opts: DocumentOptions, routes: RouteDoc[]):
       request: {
         ...(r.params ? { params: r.params } : {}),
         ...(r.query ? { query: r.query } : {}),
+        ...(r.headers ? { headers: r.headers } : {}),
         ...(r.body ? { body: { description: r.body.description, required: true, content: { [r.body.contentType ?? 'application/json']: { schema: r.body.schema, ...(r.body.example !== undefined ? { example: r.body.example } : {}) } } } } : {}),
       },
       responses: Object.fromEntries(

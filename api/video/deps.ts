@@ -3,6 +3,7 @@ import type { KeyRing } from '../http/auth.js';
 import type { AssetStore } from '../../pipelines/video/assets.js';
 import type { JobStore } from '../../pipelines/video/job-store.js';
 import type { RenderJobs, Templates } from '../../pipelines/video/ports.js';
+import type { Documents } from '../../pipelines/video/documents.js';
 
 /** What the video routes need; services/video.ts builds it. */
 export interface VideoApiDeps {
@@ -13,4 +14,5 @@ export interface VideoApiDeps {
   assets: AssetStore;
   /** Queue depth and workers (GET /api/queue). */
   store: JobStore;
+  documents: Documents;
 }

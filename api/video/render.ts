@@ -28,7 +28,7 @@ export function presentJob(job: RenderJob, origin: string) {
   return { ...rest, ...(job.output ? { output: { ...job.output, url: `${origin}${job.output.url}` } } : {}) };
 }
 
-function queued(req: Request, result: SubmitResult) {
+export function queued(req: Request, result: SubmitResult) {
   if (!result.ok) throw rejected(result.rejection);
   const statusUrl = `${base(req)}/api/render/${result.job.jobId}`;
   return { jobId: result.job.jobId, status: 'queued' as const, message: `the render is queued; poll GET ${statusUrl} until its status is complete or failed`, statusUrl };

@@ -8,6 +8,7 @@ import type { VideoApiDeps } from './deps.js';
 import { renderRoutes } from './render.js';
 import type { VideoRoute } from './route.js';
 import { templateRoutes } from './templates.js';
+import { documentRoutes } from './documents.js';
 import { videoAuth, type VideoAuth } from './auth/index.js';
 import { principalRoutes } from './auth/principal-routes.js';
 import { oauthRoutes } from './auth/oauth-routes.js';
@@ -24,6 +25,7 @@ const areas: ((deps: VideoApiDeps, auth: VideoAuth) => VideoRoute[])[] = [
   compileRoutes,
   renderRoutes,
   templateRoutes,
+  documentRoutes,
   assetRoutes,
   (_deps, auth) => principalRoutes(auth),
   (_deps, auth) => oauthRoutes(auth),

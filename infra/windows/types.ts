@@ -62,6 +62,13 @@ export interface ApplyRequest {
  */
 export type IdState = 'new' | 'reserved' | 'applied';
 
+/** A named hold (an edit lock): who holds it, the token it was taken with, when it lapses (epoch ms). */
+export interface Hold {
+  holder: string;
+  token: string;
+  expiresAt: number;
+}
+
 export interface Lease {
   queue: string;
   dueAt: number;
@@ -123,6 +130,18 @@ export interface WindowStore {
   synced(): Promise<void>;
   /** Gives back claims, e.g. when the write they guarded failed. */
   release(scope: string, namespace: string, ids: string[]): Promise<void>;
+  /**
+   * One atomic compare-and-set on a named hold: takes it for `holder` with `token` when nobody
+   * holds it (absent or lapsed), renews it (same token, lapsing ttlMs from now) when `holder`
+   * holds it, and otherwise changes nothing. Answers the hold as it stands after the call and
+   * whether `holder` holds it; however many processes race, one holder wins. Expiry follows the
+   * store's clock (Redis: the server's), so every process agrees on it.
+   */
+  hold(scope: string, namespace: string, id: string, request: { holder: string; token: string; ttlMs: number }): Promise<{ won: boolean; hold: Hold }>;
+  /** The hold as it stands, or null when nobody holds it. */
+  readHold(scope: string, namespace: string, id: string): Promise<Hold | null>;
+  /** Gives the hold up when `holder` holds it; answers whether it did. */
+  dropHold(scope: string, namespace: string, id: string, holder: string): Promise<boolean>;
   /** Marks entities of a scope as due at `dueAt` (ms); keeps the earliest due time per entity. */
   schedule(scope: string, queue: string, entries: { id: string; dueAt: number }[]): Promise<void>;
   /**

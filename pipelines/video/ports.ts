@@ -35,11 +35,13 @@ export interface RenderJob {
   output?: RenderOutput;
   /** Set when failed. */
   errors?: RenderError[];
-  origin: 'source' | 'file' | 'template';
+  origin: 'source' | 'file' | 'template' | 'document';
   /** The template's name, when rendered from one. */
   template?: string;
   /** Seconds of video the job makes: counted against the organization's daily allowance. */
   seconds?: number;
+  /** The document and the version of it rendered, when rendered from one. */
+  document?: { id: string; version: number };
   createdAt: string;
   updatedAt: string;
 }
@@ -60,7 +62,9 @@ export interface RenderSourceRequest {
   preview?: boolean;
   variables?: Variables;
   /** How the script arrived; default `source`. */
-  origin?: 'source' | 'file';
+  origin?: 'source' | 'file' | 'document';
+  /** The document version the source is, when origin is `document`. */
+  document?: { id: string; version: number };
 }
 
 export interface RenderTemplateRequest {

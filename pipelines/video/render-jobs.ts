@@ -50,7 +50,7 @@ export function createRenderJobs(deps: { platform: Platform; store: JobStore; te
     );
   }
 
-  async function submit(orgId: string, source: string, options: CompileOptions, origin: RenderJob['origin'], template?: string): Promise<SubmitResult> {
+  async function submit(orgId: string, source: string, options: CompileOptions, origin: RenderJob['origin'], from: Pick<RenderJob, 'template' | 'document'> = {}): Promise<SubmitResult> {
     const compiled = compile(source, options);
     if (!compiled.ok) return { ok: false, rejection: { kind: 'compile_failed', diagnostics: compiled.diagnostics } };
     const foreign = await foreignAssets(orgId, compiled.renderGraph);
@@ -60,7 +60,7 @@ export function createRenderJobs(deps: { platform: Platform; store: JobStore; te
     if (breach) return { ok: false, rejection: { kind: 'over_bound', breach } };
     const now = new Date(platform.clock.now()).toISOString();
     const seconds = compiled.renderGraph.film.durationSeconds;
-    const job: RenderJob = { jobId: `job_${randomBytes(12).toString('hex')}`, orgId, status: 'queued', progress: 0, origin, ...(template ? { template } : {}), seconds, createdAt: now, updatedAt: now };
+    const job: RenderJob = { jobId: `job_${randomBytes(12).toString('hex')}`, orgId, status: 'queued', progress: 0, origin, ...from, seconds, createdAt: now, updatedAt: now };
     await store.create(job);
     const message: JobMessage = { jobId: job.jobId, orgId, graph: compiled.renderGraph };
     try {
@@ -74,13 +74,13 @@ export function createRenderJobs(deps: { platform: Platform; store: JobStore; te
   }
 
   return {
-    submitSource: (orgId, r) => submit(orgId, r.source, { variables: r.variables, theme: r.theme, preview: r.preview }, r.origin ?? 'source'),
+    submitSource: (orgId, r) => submit(orgId, r.source, { variables: r.variables, theme: r.theme, preview: r.preview }, r.origin ?? 'source', r.document ? { document: r.document } : {}),
     async submitTemplate(orgId, r) {
       const template = await deps.templates.get(orgId, r.template);
       if (!template) return { ok: false, rejection: { kind: 'template_not_found', name: r.template } };
       const filled = fillVariables(template, r.variables ?? {});
       if (!filled.ok) return { ok: false, rejection: { kind: 'invalid_variables', issues: filled.issues } };
-      return submit(orgId, template.source, { variables: filled.values, theme: r.theme, preview: r.preview, defaults: template.defaults }, 'template', template.name);
+      return submit(orgId, template.source, { variables: filled.values, theme: r.theme, preview: r.preview, defaults: template.defaults }, 'template', { template: template.name });
     },
     get: (orgId, jobId) => store.get(orgId, jobId),
   };

@@ -191,9 +191,10 @@ export const renderJobSchema = z
       .optional()
       .meta({ description: 'Once complete' }),
     errors: z.array(z.object({ code: z.string(), message: z.string() })).optional().meta({ description: 'Once failed: why' }),
-    origin: z.enum(['source', 'file', 'template']),
+    origin: z.enum(['source', 'file', 'template', 'document']),
     template: z.string().optional(),
     seconds: z.number().optional().meta({ description: "Seconds of video the job makes, counted against the organization's daily allowance" }),
+    document: z.object({ id: z.string(), version: z.number().int().min(1) }).optional().meta({ description: 'The document and the version of it rendered (origin document)' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

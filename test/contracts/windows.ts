@@ -288,6 +288,57 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
       });
     });
 
+    describe('holds (edit locks)', () => {
+      const take = (id: string, holder: string, ttlMs = 60_000) => store.hold(scope, 'lock', id, { holder, token: `tok-${holder}`, ttlMs });
+
+      it('takes a free hold, renews it for its holder with the same token, and refuses another holder', async () => {
+        const before = Date.now();
+        const first = await take('d1', 'alice');
+        expect(first).toEqual({ won: true, hold: { holder: 'alice', token: 'tok-alice', expiresAt: expect.any(Number) } });
+        expect(first.hold.expiresAt).toBeGreaterThanOrEqual(before + 60_000 - 1_000);
+        const other = await take('d1', 'bob');
+        expect(other).toEqual({ won: false, hold: first.hold });
+        const renewed = await store.hold(scope, 'lock', 'd1', { holder: 'alice', token: 'another', ttlMs: 120_000 });
+        expect(renewed.won).toBe(true);
+        expect(renewed.hold.token).toBe('tok-alice');
+        expect(renewed.hold.expiresAt).toBeGreaterThan(first.hold.expiresAt);
+        expect(await store.readHold(scope, 'lock', 'd1')).toEqual(renewed.hold);
+        expect(await store.readHold(scope, 'lock', 'd2')).toBeNull();
+      });
+
+      it('keeps holds of scopes, namespaces and ids apart', async () => {
+        expect((await take('d1', 'alice')).won).toBe(true);
+        expect((await take('d2', 'bob')).won).toBe(true);
+        expect((await store.hold(scope, 'other', 'd1', { holder: 'bob', token: 't', ttlMs: 60_000 })).won).toBe(true);
+        expect((await store.hold(`${scope}-b`, 'lock', 'd1', { holder: 'bob', token: 't', ttlMs: 60_000 })).won).toBe(true);
+      });
+
+      it('is dropped only by its holder', async () => {
+        await take('d1', 'alice');
+        expect(await store.dropHold(scope, 'lock', 'd1', 'bob')).toBe(false);
+        expect((await store.readHold(scope, 'lock', 'd1'))?.holder).toBe('alice');
+        expect(await store.dropHold(scope, 'lock', 'd1', 'alice')).toBe(true);
+        expect(await store.readHold(scope, 'lock', 'd1')).toBeNull();
+        expect(await store.dropHold(scope, 'lock', 'd1', 'alice')).toBe(false);
+        expect((await take('d1', 'bob')).won).toBe(true);
+      });
+
+      it('lapses after its ttl, and then another holder takes it with its own token', async () => {
+        expect((await take('d1', 'alice', 50)).won).toBe(true);
+        await sleep(150);
+        expect(await store.readHold(scope, 'lock', 'd1')).toBeNull();
+        expect(await take('d1', 'bob')).toMatchObject({ won: true, hold: { holder: 'bob', token: 'tok-bob' } });
+      });
+
+      it('one winner among many holders racing for the same hold', async () => {
+        const holders = Array.from({ length: 20 }, (_, i) => `p${i}`);
+        const answers = await Promise.all(holders.map((h) => take('race', h)));
+        const winners = answers.filter((a) => a.won);
+        expect(winners).toHaveLength(1);
+        for (const a of answers) expect(a.hold).toEqual(winners[0]!.hold);
+      });
+    });
+
     describe('schedule and takeDue', () => {
       it('keeps the earliest due time of an entity', async () => {
         await store.schedule(scope, 'flush', [{ id: 'x', dueAt: 100 }]);

@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { compile } from '../../../domain/video/compile.js';
 import type { VideoScope } from '../../../domain/video/scopes.js';
 import type { RenderJobs, Templates } from '../../../pipelines/video/ports.js';
+import type { Documents } from '../../../pipelines/video/documents.js';
 import { compileRequestSchema } from '../../../schemas/http/video.js';
+import { documentCreateSchema, documentEditSchema, documentMetadataSchema } from '../../../schemas/http/video-documents.js';
+import { refusing } from '../document-errors.js';
+import { callerOf } from '../documents.js';
 import type { Principal } from '../../http/auth.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { rejected } from '../errors.js';
@@ -100,5 +104,80 @@ function templatesTool(templates: Templates): AgentTool {
   };
 }
 
-/** Every agent tool, over the service's render jobs and templates. */
-export const agentTools = (deps: { jobs: RenderJobs; templates: Templates }): AgentTool[] => [compileTool, renderTool(deps.jobs), statusTool(deps.jobs), templatesTool(deps.templates)];
+const documentId = z.string().min(1).max(100).meta({ description: 'A document id' });
+const ifVersion = z.number().int().min(1).optional().meta({ description: 'Write only if this is still the current version (as If-Match does over HTTP)' });
+const expecting = (v: number | undefined) => (v === undefined ? undefined : (current: number) => current === v);
+
+function documentsTool(documents: Documents): AgentTool {
+  const input = z.strictObject({
+    id: documentId.optional().meta({ description: 'A document to read in full; without it, a page of the list' }),
+    version: z.number().int().min(1).optional().meta({ description: 'With id: that version instead of the current one' }),
+    cursor: z.string().max(200).optional().meta({ description: 'Without id: nextCursor of the previous page' }),
+  });
+  return {
+    name: 'documents',
+    description: "Without an id, the organization's script documents (id, name, version; 100 a page). With one, the document in full (source, metadata, version, lock), or one of its versions.",
+    scope: 'documents:read',
+    input,
+    async run({ caller }, args) {
+      const a = input.parse(args);
+      const c = callerOf(caller);
+      if (a.id === undefined) return documents.list(c, { limit: 100, cursor: a.cursor });
+      const id = a.id;
+      const version = a.version;
+      return version === undefined ? refusing(() => documents.get(c, id)) : refusing(() => documents.version(c, id, version));
+    },
+  };
+}
+
+function documentSaveTool(documents: Documents): AgentTool {
+  const input = z.strictObject({
+    id: documentId.optional().meta({ description: 'The document to change; without it, a new one is created from name and source' }),
+    name: documentCreateSchema.shape.name.optional(),
+    source: documentCreateSchema.shape.source.optional(),
+    metadata: documentMetadataSchema.optional(),
+    ifVersion,
+  });
+  return {
+    name: 'document_save',
+    description: 'Create a script document (name and source), or save a new version of one (id and any of source, metadata, name). Answers the document; a lock held by another principal refuses the save.',
+    scope: 'documents:write',
+    input,
+    async run({ caller }, args) {
+      const { id, ifVersion: v, ...body } = input.parse(args);
+      const c = callerOf(caller);
+      if (id !== undefined) {
+        if (body.name === undefined && body.source === undefined && body.metadata === undefined) throw badRequest('give source, metadata or name to save');
+        return refusing(() => documents.put(c, id, body, expecting(v)));
+      }
+      const created = documentCreateSchema.parse(body);
+      return (await refusing(() => documents.create(c, created))).document;
+    },
+  };
+}
+
+function documentEditTool(documents: Documents): AgentTool {
+  const input = z.strictObject({ id: documentId, ops: documentEditSchema.shape.ops, ifVersion });
+  return {
+    name: 'document_edit',
+    description:
+      'Structured edits of a document: JSON Patch operations (add, remove, replace, move, test) on /title, /mood, /scenes/<i>, /scenes/<i>/name, /scenes/<i>/duration, /scenes/<i>/transition, /scenes/<i>/layers/<j>/text. All or none; if the result does not compile, nothing is written and the diagnostics come back.',
+    scope: 'documents:write',
+    input,
+    async run({ caller }, args) {
+      const a = input.parse(args);
+      return refusing(() => documents.edit(callerOf(caller), a.id, a.ops, expecting(a.ifVersion)));
+    },
+  };
+}
+
+/** Every agent tool, over the service's render jobs, templates and documents. */
+export const agentTools = (deps: { jobs: RenderJobs; templates: Templates; documents: Documents }): AgentTool[] => [
+  compileTool,
+  renderTool(deps.jobs),
+  statusTool(deps.jobs),
+  templatesTool(deps.templates),
+  documentsTool(deps.documents),
+  documentSaveTool(deps.documents),
+  documentEditTool(deps.documents),
+];

@@ -11,7 +11,7 @@ import { turn } from '../../breather.js';
  * committed was just written, so it is left alone. Other calls interleave between slices, so a
  * sweep over millions of ids or entities never holds the process.
  * - id slots whose expiry passed are deleted whole, slot by slot (every interval);
- * - entities idle longer than the idle TTL, and leases whose expiry passed (at most hourly).
+ * - entities idle longer than the idle TTL, and leases and holds whose expiry passed (at most hourly).
  */
 const SLICE_KEYS = 5_000;
 const SLICE_MS = 4;
@@ -82,6 +82,7 @@ export function createHousekeeper(deps: HousekeeperDeps) {
     lastFullSweep = now;
     removed += await sweepRange([KEYSPACES.entity], [KEYSPACES.entity, '\uffff'], (v) => now - (v as { t: number }).t > deps.idleTtlMs);
     removed += await sweepRange([KEYSPACES.lease], [KEYSPACES.lease, '\uffff'], (v) => (v as number) <= now);
+    removed += await sweepRange([KEYSPACES.hold], [KEYSPACES.hold, '\uffff'], (v) => (v as { e: number }).e <= now);
     return removed;
   }
 

@@ -39,6 +39,13 @@ interface StoredEntity {
   m: Record<string, number>;
 }
 
+/** A hold as stored: holder, token, expiry (epoch ms). */
+interface StoredHold {
+  h: string;
+  t: string;
+  e: number;
+}
+
 const decode = (v: StoredEntity): Entity => ({
   touchedAt: v.t,
   sums: new Map(Object.entries(v.s).map(([name, packed]) => [name, SumSeries.fromJSON(packed)])),
@@ -148,6 +155,11 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     }
   };
 
+  const liveHold = (key: Key, at: number): StoredHold | undefined => {
+    const v = writes.get(key) as StoredHold | undefined;
+    return v && v.e > at ? v : undefined;
+  };
+
   const digestOf = (id: string): string => idDigest(id).toString('base64url');
 
   const housekeeper = createHousekeeper({ db, writes, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000 });
@@ -245,6 +257,31 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     async release(scope, namespace, ids) {
       await write(() => {
         for (const id of ids) writes.remove([KEYSPACES.lease, scope, namespace, id]);
+      });
+    },
+    async hold(scope, namespace, id, { holder, token, ttlMs }) {
+      checkPositive('hold ttlMs', ttlMs);
+      return write(() => {
+        const at = Date.now();
+        const key = [KEYSPACES.hold, scope, namespace, id];
+        const cur = liveHold(key, at);
+        if (cur && cur.h !== holder) return { won: false, hold: { holder: cur.h, token: cur.t, expiresAt: cur.e } };
+        const next: StoredHold = { h: holder, t: cur?.t ?? token, e: at + ttlMs };
+        writes.put(key, next);
+        return { won: true, hold: { holder: next.h, token: next.t, expiresAt: next.e } };
+      });
+    },
+    async readHold(scope, namespace, id) {
+      if (stopped) throw stopped;
+      const cur = liveHold([KEYSPACES.hold, scope, namespace, id], Date.now());
+      return cur ? { holder: cur.h, token: cur.t, expiresAt: cur.e } : null;
+    },
+    async dropHold(scope, namespace, id, holder) {
+      return write(() => {
+        const key = [KEYSPACES.hold, scope, namespace, id];
+        if (liveHold(key, Date.now())?.h !== holder) return false;
+        writes.remove(key);
+        return true;
       });
     },
     async schedule(scope, queue, entries) {

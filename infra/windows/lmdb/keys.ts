@@ -6,5 +6,6 @@
  *   ['q', scope, queue, dueAt, id] + ['Q', scope, queue, id] -> dueAt   due queues, earliest first
  *   ['c', scope, namespace, id]               short lease, valued its expiry
  *   ['v', scope, namespace, id]               opaque value (putValues)
+ *   ['h', scope, namespace, id]               hold: {h holder, t token, e expiry}
  */
-export const KEYSPACES = { entity: 'e', id: 'i', idSlot: 'm', due: 'q', queued: 'Q', lease: 'c', value: 'v' } as const;
+export const KEYSPACES = { entity: 'e', id: 'i', idSlot: 'm', due: 'q', queued: 'Q', lease: 'c', value: 'v', hold: 'h' } as const;

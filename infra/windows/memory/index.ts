@@ -62,6 +62,19 @@ export async function createMemoryWindowStore(opts: MemoryWindowStoreOptions = {
       usable();
       state.release(scope, namespace, ids);
     },
+    async hold(scope, namespace, id, request) {
+      usable();
+      checkPositive('hold ttlMs', request.ttlMs);
+      return state.hold(scope, namespace, id, request, Date.now());
+    },
+    async readHold(scope, namespace, id) {
+      usable();
+      return state.readHold(scope, namespace, id, Date.now());
+    },
+    async dropHold(scope, namespace, id, holder) {
+      usable();
+      return state.dropHold(scope, namespace, id, holder, Date.now());
+    },
     async schedule(scope, queue, entries) {
       usable();
       for (const e of entries) checkFinite('schedule dueAt', e.dueAt);

@@ -1,4 +1,4 @@
-import type { ApplyRequest, EntityRef, IdState, Lease, SeriesRead, SeriesUpdate } from '../types.js';
+import type { ApplyRequest, EntityRef, Hold, IdState, Lease, SeriesRead, SeriesUpdate } from '../types.js';
 import { SumSeries } from './sum-series.js';
 
 /**
@@ -75,6 +75,7 @@ export class WindowState {
   private readonly claims = new ExpiringIds();
   private readonly queues = new Map<string, Map<string, number>>();
   private readonly values = new Map<string, string>();
+  private readonly holds = new Map<string, Hold>();
 
   constructor(private readonly opts: StateOptions) {}
 
@@ -114,6 +115,28 @@ export class WindowState {
 
   release(scope: string, namespace: string, ids: string[]): void {
     for (const id of ids) this.claims.until.delete(keyOf(scope, namespace, id));
+  }
+
+  /** The compare-and-set of WindowStore.hold at instant `at`. */
+  hold(scope: string, namespace: string, id: string, request: { holder: string; token: string; ttlMs: number }, at: number): { won: boolean; hold: Hold } {
+    const key = keyOf(scope, namespace, id);
+    const cur = this.readHold(scope, namespace, id, at);
+    if (cur && cur.holder !== request.holder) return { won: false, hold: cur };
+    const hold = { holder: request.holder, token: cur?.token ?? request.token, expiresAt: at + request.ttlMs };
+    this.holds.set(key, hold);
+    return { won: true, hold: { ...hold } };
+  }
+
+  readHold(scope: string, namespace: string, id: string, at: number): Hold | null {
+    const key = keyOf(scope, namespace, id);
+    const h = this.holds.get(key);
+    if (h && h.expiresAt <= at) this.holds.delete(key);
+    return h && h.expiresAt > at ? { ...h } : null;
+  }
+
+  dropHold(scope: string, namespace: string, id: string, holder: string, at: number): boolean {
+    if (this.readHold(scope, namespace, id, at)?.holder !== holder) return false;
+    return this.holds.delete(keyOf(scope, namespace, id));
   }
 
   schedule(scope: string, queue: string, entries: { id: string; dueAt: number }[]): void {

@@ -1,9 +1,9 @@
 import type { Redis, Result } from 'ioredis';
-import type { ApplyRequest, EntityReads, EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
+import type { ApplyRequest, EntityReads, EntityRef, Hold, IdState, SeriesRead, WindowStore } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { idDigest, idSlots } from '../event-ids.js';
-import { APPLY, APPLY_ENTITY, CLAIM, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
+import { APPLY, APPLY_ENTITY, CLAIM, DROP_HOLD, HOLD, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
 import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
@@ -22,6 +22,8 @@ declare module 'ioredis' {
     weirWindowRead(numberOfKeys: number, ...keysAndArgs: string[]): Result<(string | null)[], Context>;
     weirWindowReadOne(entityKey: string, ...args: string[]): Result<(string | null)[], Context>;
     weirWindowTakeDue(queueKey: string, leaseKey: string, ...args: string[]): Result<string[], Context>;
+    weirWindowHold(holdKey: string, holder: string, token: string, ttlMs: string): Result<[number, string, string, string], Context>;
+    weirWindowDropHold(holdKey: string, holder: string): Result<number, Context>;
   }
 }
 
@@ -60,6 +62,7 @@ const esc = (s: string): string => (SPECIAL.test(s) ? s.replace(/[%:{}]/g, (c) =
  *   <prefix>q:{<scope>}:<queue>          ZSET of entity ids scored by due time
  *   <prefix>v:{<scope>}:<ns>:<id>        STRING: an opaque value (putValues); one slot per scope, so MGET serves a scope
  *   <prefix>c:<scope>:<namespace>:<id>   intake claim; each its own slot, so claims spread
+ *   <prefix>h:<scope>:<namespace>:<id>   HASH of a hold (HOLD in scripts.ts), expiring with it
  */
 function keys(prefix: string) {
   const tag = (e: EntityRef): string => `{${esc(e.scope)}:${esc(e.id)}}`;
@@ -71,6 +74,7 @@ function keys(prefix: string) {
     queue: (scope: string, queue: string): string => `${prefix}q:{${esc(scope)}}:${esc(queue)}`,
     claim: (scope: string, ns: string, id: string): string => `${prefix}c:${esc(scope)}:${esc(ns)}:${esc(id)}`,
     value: (scope: string, ns: string, id: string): string => `${prefix}v:{${esc(scope)}}:${esc(ns)}:${esc(id)}`,
+    hold: (scope: string, ns: string, id: string): string => `${prefix}h:${esc(scope)}:${esc(ns)}:${esc(id)}`,
   };
 }
 
@@ -169,6 +173,8 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   redis.defineCommand('weirWindowOnceBegin', { numberOfKeys: 1, lua: script(ONCE_BEGIN) });
   redis.defineCommand('weirWindowApplyEntity', { lua: script(APPLY_ENTITY) });
   redis.defineCommand('weirWindowOnceCommit', { numberOfKeys: 1, lua: script(ONCE_COMMIT) });
+  redis.defineCommand('weirWindowHold', { numberOfKeys: 1, lua: script(HOLD) });
+  redis.defineCommand('weirWindowDropHold', { numberOfKeys: 1, lua: script(DROP_HOLD) });
   /** Resolves once queues of the earlier layout are moved (old-queues.ts); tried again after a failure. */
   let queuesMoved: Promise<unknown> | undefined;
   const queuesReady = (): Promise<unknown> =>
@@ -274,6 +280,18 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     async synced() {},
     async release(scope, namespace, ids) {
       await Promise.all(ids.map((id) => redis.unlink(key.claim(scope, namespace, id))));
+    },
+    async hold(scope, namespace, id, { holder, token, ttlMs }) {
+      checkPositive('hold ttlMs', ttlMs);
+      const [won, h, t, e] = await redis.weirWindowHold(key.hold(scope, namespace, id), holder, token, String(Math.ceil(ttlMs)));
+      return { won: won === 1, hold: { holder: h, token: t, expiresAt: Number(e) } };
+    },
+    async readHold(scope, namespace, id) {
+      const [h, t, e] = await redis.hmget(key.hold(scope, namespace, id), 'h', 't', 'e');
+      return h && t && e ? ({ holder: h, token: t, expiresAt: Number(e) } satisfies Hold) : null;
+    },
+    async dropHold(scope, namespace, id, holder) {
+      return (await redis.weirWindowDropHold(key.hold(scope, namespace, id), holder)) === 1;
     },
     async schedule(scope, queue, entries) {
       if (entries.length === 0) return;

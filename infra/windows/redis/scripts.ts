@@ -408,6 +408,28 @@ return out
 `;
 
 /**
+ * KEYS[1] a hold's HASH (h holder, t token, e expiry in ms); ARGV[1] holder, ARGV[2] token,
+ * ARGV[3] TTL in ms. Takes the hold when absent (Redis expired it) or renews it for its holder,
+ * on the server's clock; answers {1 if ARGV[1] holds it now else 0, holder, token, expiry}.
+ */
+export const HOLD = `
+local h = redis.call('HMGET', KEYS[1], 'h', 't', 'e')
+if h[1] and h[1] ~= ARGV[1] then return {0, h[1], h[2], h[3]} end
+local now = redis.call('TIME')
+local e = tostring(tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[3]))
+local t = h[2] or ARGV[2]
+redis.call('HSET', KEYS[1], 'h', ARGV[1], 't', t, 'e', e)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {1, ARGV[1], t, e}
+`;
+
+/** KEYS[1] a hold's HASH; ARGV[1] holder. Deletes it when ARGV[1] holds it; answers 1 then, else 0. */
+export const DROP_HOLD = `
+if redis.call('HGET', KEYS[1], 'h') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/**
  * KEYS[1] queue, KEYS[2] lease queue (or the queue again); ARGV[1] now, ARGV[2] limit, then
  * optionally ARGV[3] lease due time and ARGV[4] lease prefix. Removes and answers the due members,
  * earliest first, and with a lease adds prefix .. member to the lease queue (earliest due kept).
