@@ -51,11 +51,8 @@ const TRANSACTION_EXAMPLE = {
 const RULE_EXAMPLE = {
   name: 'Large cross-border transfer',
   description: 'Transfers over 1,000 to another country',
-  threshold: 2,
-  evaluations: [
-    { name: 'large', expression: 'amount > 1000', weight: 1 },
-    { name: 'cross_border', expression: 'beneficiary_is_cross_border = true', weight: 1 },
-  ],
+  threshold: 1,
+  evaluations: [{ name: 'large_abroad', expression: 'amount > 1000 AND beneficiary_is_cross_border = true', weight: 1 }],
   actions: [{ type: 'review', description: 'Hold for a compliance review' }],
 };
 const replayedHeaders = z.object({ 'Idempotent-Replayed': z.literal('true').optional().meta({ description: 'Present on a replay: the answer is the decision stored for this transaction_id' }) });
