@@ -31,6 +31,9 @@ export const SECTION_ORDER = [
   'video-auth',
 ];
 
+/** Reports of their own, assembled by another tool: `peers.md` by bench/peers/harness.ts (`npm run bench:peers`). */
+export const STANDALONE_REPORTS = ['peers.md'];
+
 export const RESULTS_HEADER = `# Benchmark results
 
 Each section below was written by the benchmark named in it (\`npx tsx bench/<name>.ts\`) on this
@@ -38,6 +41,7 @@ project's machine kind (2 cores), followed by the analyses of its runs. Both liv
 \`bench/results/\`: \`<name>.md\` is the benchmark's output, \`<name>.notes.md\` what was learned from it.
 Re-run a benchmark, then \`npx tsx bench/collect.ts\`, to refresh; never edit this file.
 The raw bus and window-store figures are the ceilings the pipelines are measured against.
+Weir against its peers (Kafka Streams, itself alone) is in [results/peers.md](results/peers.md).
 `;
 
 const rank = (base: string) => {
@@ -49,7 +53,7 @@ const baseOf = (file: string) => file.replace(/(\.notes)?\.md$/, '');
 /** The files of bench/results in assembly order: by section, a benchmark's output before its notes, unknown sections last by name. */
 export function orderSections(files: string[]): string[] {
   return files
-    .filter((f) => f.endsWith('.md'))
+    .filter((f) => f.endsWith('.md') && !STANDALONE_REPORTS.includes(f))
     .sort((a, b) => rank(baseOf(a)) - rank(baseOf(b)) || baseOf(a).localeCompare(baseOf(b)) || Number(a.endsWith('.notes.md')) - Number(b.endsWith('.notes.md')));
 }
 
