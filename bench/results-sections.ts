@@ -21,6 +21,7 @@ export const SECTION_ORDER = [
   'screening',
   'screening-eval',
   'screening-load',
+  'screening-ab',
   'edge-limit',
   'analytics',
   'risk',

@@ -113,6 +113,35 @@ describe.skipIf(!REAL_LISTS_DIR)('screening API', () => {
     expect(bad.body.message).toContain('relationship_types[0]');
   });
 
+  it('explains every match, and reports a weak-alias hit left CLEAR (issue 33)', async () => {
+    const r = await call('POST', '/v1/aml/screen', { name: 'Ali Khamenei', dob: '1939-04-19' });
+    expect(r.body).toMatchObject({
+      decision: 'BLOCK',
+      weak_alias_match: null,
+      match: {
+        entity_id: 'ofac-sdn-26945',
+        explanation: {
+          matched_name: 'KHAMENEI, Ali Husseini',
+          name_kind: 'primary',
+          rule: 'inner_names_missing',
+          thresholds: { review: 0.8, block: 0.95 },
+          decision: 'BLOCK',
+          attributes: [{ attribute: 'dob', given: '1939-04-19', listed: ['1939-04-19'], effect: 0.05, verdict: 'agrees' }],
+        },
+      },
+    });
+    expect(r.body.match.explanation.tokens).toContainEqual({ query: null, listed: 'husseini', similarity: 0, weight: expect.any(Number) });
+    const weak = await call('POST', '/v1/aml/screen', { name: 'Otim Kapere' });
+    expect(weak.body).toMatchObject({ decision: 'CLEAR', match: null, weak_alias_match: { explanation: { name_kind: 'weak', rule: 'weak_alias', decision: 'CLEAR' } } });
+    const batch = await call('POST', '/v1/aml/screen/batch', { names: ['Otim Kapere'] });
+    expect(batch.body.results[0]).toMatchObject({ decision: 'CLEAR', weak_alias_match: { explanation: { name_kind: 'weak' } } });
+    const lookup = await call('POST', '/v1/aml/agent/lookup', { query: 'Ali Khamenei' });
+    expect(lookup.body.explanation).toMatchObject({ rule: 'inner_names_missing', decision: 'REVIEW' });
+    expect(lookup.body.markdown_profile).toContain('### Why this matched');
+    expect(lookup.body.markdown_profile).toContain('`—` ↔ `husseini` 0');
+    expect(lookup.body.markdown_profile).toMatch(/\*\*Decision:\*\* REVIEW at score 0\.797 \(REVIEW from 0\.8, BLOCK from 0\.95\)/);
+  });
+
   it('screens a batch of up to 100 names and refuses 101', async () => {
     const names = ['Hasan Nasrallah', 'Emily Johnson', 'Banco Nacional de Cuba'];
     const r = await call('POST', '/v1/aml/screen/batch', { names });

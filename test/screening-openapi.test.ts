@@ -28,5 +28,8 @@ describe('screening OpenAPI document', () => {
     expect(requiredOf(doc, '/v1/aml/screen', 'post')).toEqual(['name']);
     expect(requiredOf(doc, '/v1/aml/screen/batch', 'post')).toEqual(['names']);
     expect(doc.components?.schemas?.ScreeningError).toMatchObject({ required: expect.arrayContaining(['status', 'error', 'message']) });
+    // The screen answer and its match explanation are documented, with an example.
+    expect(doc.components?.schemas?.ScreenAnswer).toMatchObject({ example: { decision: 'BLOCK', match: { explanation: { rule: 'inner_names_missing' } } } });
+    expect(doc.components?.schemas?.ScreeningExplanation).toMatchObject({ required: expect.arrayContaining(['matched_name', 'name_kind', 'tokens', 'attributes', 'thresholds']) });
   });
 });

@@ -56,6 +56,11 @@ describe.skipIf(!REAL_LISTS_DIR)('parsers on the real list files', () => {
     const vessel = entity('ofac-sdn-4243');
     expect(vessel).toMatchObject({ type: 'vessel', programs: ['CUBA'] });
     expect(vessel.names).toContainEqual({ name: 'ANA I', kind: 'fka' });
+
+    // Weak a.k.a.s are the remarks' quoted ones (issue 33); alt.csv's are ordinary.
+    const kony = entity('ofac-sdn-19930');
+    expect(kony.names).toContainEqual({ name: 'MOHAMMED, Ali', kind: 'aka', weak: true });
+    expect(kony.names).toContainEqual({ name: 'LALOBO, Ali', kind: 'aka' });
   });
 
   it('OFAC SDN: a remark cut at 1,000 characters continues from sdn_comments.csv', () => {

@@ -5,6 +5,7 @@ import {
   relationshipConfigBody,
   relationshipConfigView,
   relationshipSearchBody,
+  screenAnswer,
   screenBatchBody,
   screenBody,
   screeningErrorBody,
@@ -32,7 +33,15 @@ const routes: RouteDoc[] = [
     summary: 'Screen one name: CLEAR, REVIEW or BLOCK, with the best match and relationship match',
     description: idempotency,
     body: { schema: screenBody, example: { name: 'Jane Example', dob: '1980-01-31', nationality: 'GB', customer_id: 'cust-42' } },
-    responses: { 200: { description: 'Decision, match (listed_on names every list and id of the matched party), audit_id and list_version; Server-Timing gives screen and audit durations' }, ...withBody, ...idempotent, ...needsLists },
+    responses: {
+      200: {
+        description: 'Decision, match (listed_on names every list and id of the matched party; explanation writes out the score and decision), weak_alias_match, audit_id and list_version; Server-Timing gives screen and audit durations',
+        schema: screenAnswer,
+      },
+      ...withBody,
+      ...idempotent,
+      ...needsLists,
+    },
   },
   {
     method: 'post',
@@ -40,14 +49,14 @@ const routes: RouteDoc[] = [
     summary: 'Screen up to 100 names',
     description: idempotency,
     body: { schema: screenBatchBody, example: { names: ['Jane Example', 'Example Trading LLC'] } },
-    responses: { 200: { description: 'One result per name, in order' }, ...withBody, ...idempotent, ...needsLists },
+    responses: { 200: { description: 'One result per name, in order, each with decision, match and weak_alias_match as POST /v1/aml/screen answers them' }, ...withBody, ...idempotent, ...needsLists },
   },
   {
     method: 'post',
     path: '/v1/aml/agent/lookup',
     summary: 'Look a name up for an agent: entity, related entities, markdown profile and citations',
     body: { schema: agentLookupBody, example: { query: 'Example Trading LLC', include_related: true, format: 'json', max_results: 5 } },
-    responses: { 200: { description: 'Lookup result' }, ...withBody, ...needsLists },
+    responses: { 200: { description: 'Lookup result; explanation (and, in markdown, a "Why this matched" section) writes out how the match was scored and decided' }, ...withBody, ...needsLists },
   },
   {
     method: 'post',

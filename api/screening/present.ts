@@ -1,11 +1,28 @@
 import { primaryName, type SanctionEntity } from '../../domain/screening/entity.js';
 import type { Edge } from '../../domain/screening/graph.js';
 import type { DirectMatch, RelatedMatch } from '../../domain/screening/screen.js';
+import type { Explanation } from '../../domain/screening/explain.js';
 import type { Snapshot } from '../../domain/screening/snapshot.js';
 
 /** Wire shapes of Document 3 part A, built from domain results. */
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+export const presentExplanation = (x: Explanation) => ({
+  matched_name: x.matchedName,
+  name_kind: x.nameKind,
+  name_score: x.nameScore,
+  query_coverage: x.queryCoverage,
+  listed_coverage: x.listedCoverage,
+  listed_coverage_weight: x.listedCoverageWeight,
+  tokens: x.tokens,
+  attributes: x.attributes,
+  rule: x.rule,
+  rule_effect: x.ruleEffect,
+  thresholds: x.thresholds,
+  score: x.score,
+  decision: x.decision,
+});
 
 export const presentMatch = (m: DirectMatch | null) =>
   m && {
@@ -17,6 +34,7 @@ export const presentMatch = (m: DirectMatch | null) =>
     matched_name: m.matchedName,
     // One party on several lists is one match naming each of its records.
     listed_on: m.listings.map((e) => ({ entity_id: e.id, source: e.source, list_type: e.listType })),
+    explanation: m.explanation ? presentExplanation(m.explanation) : null,
   };
 
 export const presentRelationshipMatch = (r: RelatedMatch | null, escalation: 'REVIEW' | 'BLOCK') =>
@@ -83,8 +101,26 @@ export const citation = (e: SanctionEntity, version: string) => `${e.source} ent
 
 const bullet = (label: string, values: string[]) => (values.length > 0 ? [`- **${label}:** ${values.join('; ')}`] : []);
 
-/** A profile an agent can quote: facts of the record, its relationships, and where each came from. */
-export function markdownProfile(s: Snapshot, self: number, related: ReturnType<typeof presentRelated>): string {
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+/** The explanation of a match as a markdown section. */
+function explanationLines(x: Explanation): string[] {
+  const tokens = x.tokens.map((t) => `\`${t.query ?? '—'}\` ↔ \`${t.listed ?? '—'}\` ${t.similarity}`);
+  return [
+    '',
+    '### Why this matched',
+    '',
+    `- **Matched name:** ${x.matchedName} (${x.nameKind === 'weak' ? 'weak alias' : x.nameKind === 'strong' ? 'alias' : 'primary name'})`,
+    `- **Name score:** ${x.nameScore} (query coverage ${x.queryCoverage}, listed-name coverage ${x.listedCoverage})`,
+    `- **Words:** ${tokens.join('; ')}`,
+    ...x.attributes.map((a) => `- **${a.attribute}:** ${a.given} against ${a.listed.join(', ') || 'none listed'}: ${a.verdict}${a.effect !== 0 ? ` (${signed(a.effect)})` : ''}`),
+    ...(x.ruleEffect ? [`- **Rule:** ${x.ruleEffect}`] : []),
+    `- **Decision:** ${x.decision} at score ${x.score} (REVIEW from ${x.thresholds.review}, BLOCK from ${x.thresholds.block})`,
+  ];
+}
+
+/** A profile an agent can quote: facts of the record, its relationships, why it matched, and where each came from. */
+export function markdownProfile(s: Snapshot, self: number, related: ReturnType<typeof presentRelated>, explanation?: Explanation): string {
   const e = s.entities[self]!;
   const lines = [
     `## ${primaryName(e)}`,
@@ -93,11 +129,12 @@ export function markdownProfile(s: Snapshot, self: number, related: ReturnType<t
     `- **Entity id:** ${e.id}`,
     `- **Type:** ${e.type}`,
     ...bullet('Programs', e.programs),
-    ...bullet('Also known as', e.names.slice(1, 16).map((n) => (n.kind === 'aka' ? n.name : `${n.name} (${n.kind})`))),
+    ...bullet('Also known as', e.names.slice(1, 16).map((n) => [n.name, ...(n.kind === 'aka' ? [] : [`(${n.kind})`]), ...(n.weak ? ['(weak alias)'] : [])].join(' '))),
     ...bullet('Dates of birth', e.datesOfBirth.map((d) => d.replace('..', ' to '))),
     ...bullet('Nationalities', e.nationalities),
     ...bullet('Addresses', e.addresses.slice(0, 5).map((a) => [a.line, a.country].filter(Boolean).join(', '))),
   ];
+  if (explanation) lines.push(...explanationLines(explanation));
   if (e.remarks) lines.push('', '### Remarks', '', `> ${e.remarks.slice(0, 1500)}${e.remarks.length > 1500 ? ' …' : ''}`);
   if (related.length > 0) {
     lines.push('', '### Relationships', '');

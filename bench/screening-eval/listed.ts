@@ -1,5 +1,6 @@
 import type { SanctionEntity } from '../../domain/screening/entity.js';
 import { nameTokens } from '../../domain/screening/normalize.js';
+import { readingOrder } from '../../domain/screening/reading-order.js';
 import { rng } from '../../test/fixtures/sanctions/eval-set.js';
 
 /** A listed name as a customer would type it, and the party it was taken from. */
@@ -8,15 +9,10 @@ export interface ListedName {
   entityId: string;
 }
 
-/** Words of a name in reading order: OFAC's `LAST, First` turned around. */
-export const naturalOrder = (name: string): string => {
-  const comma = name.indexOf(',');
-  return (comma > 0 ? `${name.slice(comma + 1)} ${name.slice(0, comma)}` : name).replace(/\s+/g, ' ').trim();
-};
-
 /**
  * `count` listed names of persons and organizations drawn with a fixed seed from the loaded lists:
- * Latin names with at least two identity tokens (one-word names are not what customers are called).
+ * Latin names with at least two identity tokens (one-word names are not what customers are called),
+ * weak aliases left out (alone they are CLEAR by design).
  */
 export function sampleListed(entities: readonly SanctionEntity[], count: number, seed: number): ListedName[] {
   const r = rng(seed);
@@ -25,11 +21,11 @@ export function sampleListed(entities: readonly SanctionEntity[], count: number,
   for (let attempts = 0; out.length < count && attempts < count * 100; attempts++) {
     const e = entities[Math.floor(r() * entities.length)]!;
     if (e.type !== 'person' && e.type !== 'organization') continue;
-    const latin = e.names.filter((n) => /^[\x20-\x7e]+$/.test(n.name));
+    const latin = e.names.filter((n) => !n.weak && /^[\x20-\x7e]+$/.test(n.name));
     const pick = latin[Math.floor(r() * latin.length)];
     if (!pick || nameTokens(pick.name).length < 2 || seen.has(pick.name)) continue;
     seen.add(pick.name);
-    out.push({ name: naturalOrder(pick.name), entityId: e.id });
+    out.push({ name: readingOrder(pick.name), entityId: e.id });
   }
   return out;
 }

@@ -25,6 +25,11 @@ export interface Address {
 export interface NameVariant {
   name: string;
   kind: 'primary' | 'aka' | 'fka' | 'nka' | 'original_script';
+  /**
+   * A weak alias: one the publisher marks as too common to identify the party alone (OFAC's quoted
+   * a.k.a.s in remarks and low-quality flag, the UN's `Low` quality, the UK's `Low quality`).
+   */
+  weak?: true;
 }
 
 /** A relationship a structured format states with a type (e.g. OFAC enhanced XML `<relationship>`). */

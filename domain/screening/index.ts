@@ -15,12 +15,18 @@ export interface IndexInput {
   words?: NameWords;
   /** What the name belongs to (an entity or a relationship mention); names of one ref compete. */
   ref: number;
+  /** A weak alias (too common to identify its party alone). */
+  weak?: boolean;
 }
 
 export interface Hit {
   ref: number;
   /** Index of the winning name in the build input. */
   name: number;
+  /** Whether that name is a weak alias. */
+  weak: boolean;
+  /** The reading of the query that was aligned (the query or its rejoined reading). */
+  query: PreparedName;
   alignment: Alignment;
 }
 
@@ -31,6 +37,11 @@ export interface SearchOptions {
   minScore?: number;
   /** Only refs that pass (e.g. one kind of record) are considered. */
   accept?: (ref: number) => boolean;
+  /**
+   * Keep a ref's best weak-alias hit apart from its best hit on its other names (two hits per ref at
+   * most), so a weak alias that aligns better never hides the names that identify the party.
+   */
+  weakApart?: boolean;
 }
 
 /** Gives the event loop a turn during a long build, so a reload never stalls the screens in service. */
@@ -90,6 +101,7 @@ export class NameIndex {
   /** The names as written, for reporting which one matched. */
   readonly texts: string[];
   private readonly refs: Int32Array;
+  private readonly weak: Uint8Array;
   /** Sum of token weights per name: with the vote, an estimate of the alignment score. */
   private totals = new Float64Array(0);
   private readonly acc: Float64Array;
@@ -102,6 +114,7 @@ export class NameIndex {
 
   private constructor(inputs: IndexInput[]) {
     this.refs = new Int32Array(inputs.length);
+    this.weak = Uint8Array.from(inputs, (i) => (i.weak ? 1 : 0));
     this.texts = inputs.map((i) => i.text);
     this.acc = new Float64Array(inputs.length);
     this.est = new Float64Array(inputs.length);
@@ -139,6 +152,11 @@ export class NameIndex {
     }
     index.totals = Float64Array.from(index.names, (n) => n.weights.reduce((a, b) => a + b, 0));
     return index;
+  }
+
+  /** Indexed name `nameId` as tokens, spellings and weights (the candidate side of an alignment). */
+  prepared(nameId: number): PreparedName {
+    return this.names[nameId]!;
   }
 
   get size(): number {
@@ -229,10 +247,11 @@ export class NameIndex {
   search(query: PreparedName, opts: SearchOptions = {}): Hit[] {
     const hits = this.searchOne(query, opts);
     if (!query.alternative) return hits;
-    const best = new Map(hits.map((h) => [h.ref, h]));
+    const keyOf = (h: Hit) => (opts.weakApart && h.weak ? -1 - h.ref : h.ref);
+    const best = new Map(hits.map((h) => [keyOf(h), h]));
     for (const h of this.searchOne(query.alternative, opts)) {
-      const prev = best.get(h.ref);
-      if (!prev || h.alignment.score > prev.alignment.score) best.set(h.ref, h);
+      const prev = best.get(keyOf(h));
+      if (!prev || h.alignment.score > prev.alignment.score) best.set(keyOf(h), h);
     }
     return [...best.values()].sort((a, b) => b.alignment.score - a.alignment.score);
   }
@@ -299,8 +318,10 @@ export class NameIndex {
       const alignment = align(query, this.names[nameId]!);
       if (alignment.score < minScore) continue;
       const ref = this.refs[nameId]!;
-      const prev = best.get(ref);
-      if (!prev || alignment.score > prev.alignment.score) best.set(ref, { ref, name: nameId, alignment });
+      const weak = this.weak[nameId] === 1;
+      const key = opts.weakApart && weak ? -1 - ref : ref;
+      const prev = best.get(key);
+      if (!prev || alignment.score > prev.alignment.score) best.set(key, { ref, name: nameId, weak, query, alignment });
     }
     return [...best.values()].sort((a, b) => b.alignment.score - a.alignment.score);
   }

@@ -189,8 +189,18 @@ export function canonical(token: string): string {
     .replace(/(.)\1+/g, '$1');
 }
 
-const CANONICAL_STOP = new Set([...HONORIFICS, ...COMPANY_SUFFIXES, ...PARTICLES].map(canonical));
+const STOP_WORDS = [...HONORIFICS, ...COMPANY_SUFFIXES, ...PARTICLES];
+const CANONICAL_STOP = new Set(STOP_WORDS.map(canonical));
 const CANONICAL_STOP_3 = [...CANONICAL_STOP].filter((w) => w.length >= 3);
+/** Stop words as written, by canonical spelling. */
+const WRITTEN_STOP = new Map<string, string[]>();
+for (const w of STOP_WORDS) WRITTEN_STOP.set(canonical(w), [...(WRITTEN_STOP.get(canonical(w)) ?? []), w]);
+
+/**
+ * A spelling of a stop word: the same canonical spelling and at most one edit from one as written.
+ * Canonical spelling alone would also drop names: `Saeed` and `Sayyid` are both `said`.
+ */
+const stopSpelling = (t: string, canon: string) => WRITTEN_STOP.get(canon)?.some((w) => withinOneEdit(t, w)) ?? false;
 
 /** True for a canonical token one slip away from an honorific, legal form or particle (`JOSC`, `GPBH`, `AHJI`). */
 export function nearStopToken(t: string): boolean {
@@ -210,7 +220,7 @@ function identityToken(t: string): string | null {
   if (c !== undefined) return c;
   if (memo.size >= MEMO_LIMIT) memo.clear();
   const canon = canonical(t);
-  c = isStopToken(t) || CANONICAL_STOP.has(canon) ? null : canon;
+  c = isStopToken(t) || stopSpelling(t, canon) ? null : canon;
   memo.set(t, c);
   return c;
 }

@@ -1,9 +1,11 @@
 import { RELATIONSHIP_TYPES, type RelationshipType, type SanctionEntity } from './entity.js';
-import { dobEffect, nationalityEffect } from './facts.js';
+import { countryCode, dobEffect, nationalityEffect } from './facts.js';
 import { strongerFirst, type Edge } from './graph.js';
 import type { PreparedName } from './align.js';
 import type { Hit } from './index.js';
+import { onlyInnerNamesMissing } from './reading-order.js';
 import type { Snapshot } from './snapshot.js';
+import { explain, type Explanation } from './explain.js';
 
 export const DECISIONS = ['CLEAR', 'REVIEW', 'BLOCK'] as const;
 export type Decision = (typeof DECISIONS)[number];
@@ -40,6 +42,13 @@ export interface ScreenQuery {
   nationality?: string;
 }
 
+/**
+ * A rule of judgement beyond the score: `weak_alias` (the name matched is a weak alias: at most
+ * REVIEW, and only with a second agreeing attribute), `inner_names_missing` (the query is the
+ * listed name less middle names or patronymics: at least REVIEW, BLOCK with an agreeing attribute).
+ */
+export type JudgementRule = 'weak_alias' | 'inner_names_missing';
+
 export interface DirectMatch {
   /** The record that matched best. */
   entity: SanctionEntity;
@@ -51,6 +60,14 @@ export interface DirectMatch {
   matchedName: string;
   dobEffect: number;
   nationalityEffect: number;
+  /** This match's own decision: from the score and thresholds, then `rule`. */
+  decision: Decision;
+  rule: JudgementRule | null;
+  /** Attributes of the query that agree with the record (date of birth, nationality, country of an address). */
+  agreeing: ('dob' | 'nationality' | 'country')[];
+  hit: Hit;
+  /** How the decision was reached; set on the matches a screening reports. */
+  explanation?: Explanation;
 }
 
 export interface RelatedMatch {
@@ -64,6 +81,8 @@ export interface RelatedMatch {
 export interface Screening {
   decision: Decision;
   match: DirectMatch | null;
+  /** When no match counts: the best hit on a weak alias that the weak-alias rule left CLEAR. */
+  weakAlias: DirectMatch | null;
   relationship: RelatedMatch | null;
   /** Direct candidates, best first (for agent lookups). */
   candidates: DirectMatch[];
@@ -75,19 +94,68 @@ export const stricter = (a: Decision, b: Decision): Decision => (RANK[a] >= RANK
 /** Fewer candidates than this are kept for reporting below the review threshold. */
 const REPORT_FLOOR = 0.6;
 
-export function directDecision(m: DirectMatch | null, t: Thresholds): Decision {
-  if (!m || m.score < t.review) return 'CLEAR';
-  return m.score >= t.block && m.listings.some((e) => e.listType === 'sanctions') ? 'BLOCK' : 'REVIEW';
+const onSanctionsList = (m: DirectMatch) => m.listings.some((e) => e.listType === 'sanctions');
+
+/** The decision the score alone gives. */
+export function scoreDecision(m: DirectMatch, t: Thresholds): Decision {
+  if (m.score < t.review) return 'CLEAR';
+  return m.score >= t.block && onSanctionsList(m) ? 'BLOCK' : 'REVIEW';
 }
 
-function toDirect(s: Snapshot, hit: Hit, q: ScreenQuery): DirectMatch {
+/** The score's decision, then the rule's bound: a weak alias caps it, a partial name raises it. */
+export function judge(m: DirectMatch, t: Thresholds): Decision {
+  const byScore = scoreDecision(m, t);
+  if (m.rule === 'weak_alias') return byScore !== 'CLEAR' && m.agreeing.length > 0 ? 'REVIEW' : 'CLEAR';
+  if (m.rule === 'inner_names_missing') return stricter(byScore, m.agreeing.length > 0 && onSanctionsList(m) ? 'BLOCK' : 'REVIEW');
+  return byScore;
+}
+
+/** Attributes that agree: the effects computed, and the query's country among the record's addresses. */
+function agreeingAttributes(entity: SanctionEntity, q: ScreenQuery, dob: number, nat: number): DirectMatch['agreeing'] {
+  const out: DirectMatch['agreeing'] = [];
+  if (dob > 0) out.push('dob');
+  if (nat > 0) out.push('nationality');
+  if (q.nationality && entity.addresses.some((a) => countryCode(a.country) === q.nationality)) out.push('country');
+  return out;
+}
+
+/**
+ * Which rule applies: a weak alias; or, for a person, a query that is the listed name less inner
+ * words, unless the date of birth or nationality contradicts the record (then it is another person).
+ */
+function ruleOf(s: Snapshot, hit: Hit, entity: SanctionEntity, dob: number, nat: number): JudgementRule | null {
+  if (hit.weak) return 'weak_alias';
+  if (entity.type !== 'person' || dob < 0 || nat < 0) return null;
+  const { pairs } = hit.alignment;
+  const q = hit.query.tokens;
+  // Cheap test first: every query token found exactly, and the listed name longer.
+  if (pairs.length !== q.length || s.index.prepared(hit.name).tokens.length <= q.length || pairs.some((p) => p[2] < 1)) return null;
+  return onlyInnerNamesMissing(q, s.index.texts[hit.name]!) ? 'inner_names_missing' : null;
+}
+
+function toDirect(s: Snapshot, hit: Hit, q: ScreenQuery, t: Thresholds): DirectMatch {
   const entity = s.entities[hit.ref]!;
   const nameScore = hit.alignment.score;
   const person = entity.type === 'person';
   const dob = person ? dobEffect(q.dob, entity.datesOfBirth) : 0;
   const nat = person ? nationalityEffect(q.nationality, entity.nationalities) : 0;
   const score = Math.max(0, Math.min(1, nameScore + dob + nat));
-  return { entity, listings: [entity], score, nameScore, matchedName: s.index.texts[hit.name]!, dobEffect: dob, nationalityEffect: nat };
+  const rule = ruleOf(s, hit, entity, dob, nat);
+  const m: DirectMatch = {
+    entity,
+    listings: [entity],
+    score,
+    nameScore,
+    matchedName: s.index.texts[hit.name]!,
+    dobEffect: dob,
+    nationalityEffect: nat,
+    decision: 'CLEAR',
+    rule,
+    agreeing: rule ? agreeingAttributes(entity, q, dob, nat) : [],
+    hit,
+  };
+  m.decision = judge(m, t);
+  return m;
 }
 
 /** Sanctions lists before export-control and PEP lists when one party's records score alike. */
@@ -98,21 +166,35 @@ const LIST_RANK = { sanctions: 0, export_control: 1, pep: 2 } as const;
  * score a sanctions record before others, then the list loaded first: OFAC, UN, UK...), and its
  * listings name every record of the party.
  */
-function byParty(s: Snapshot, candidates: DirectMatch[]): DirectMatch[] {
-  const best = new Map<number, DirectMatch>();
+function byParty(s: Snapshot, candidates: DirectMatch[], t: Thresholds): DirectMatch[] {
+  const strong = new Map<number, DirectMatch>();
+  const weak = new Map<number, DirectMatch>();
   const before = (a: DirectMatch, b: DirectMatch) =>
-    a.score !== b.score ? a.score > b.score : LIST_RANK[a.entity.listType] !== LIST_RANK[b.entity.listType] ? LIST_RANK[a.entity.listType] < LIST_RANK[b.entity.listType] : s.byId.get(a.entity.id)! < s.byId.get(b.entity.id)!;
+    a.decision !== b.decision ? RANK[a.decision] > RANK[b.decision]
+    : a.score !== b.score ? a.score > b.score
+    : LIST_RANK[a.entity.listType] !== LIST_RANK[b.entity.listType] ? LIST_RANK[a.entity.listType] < LIST_RANK[b.entity.listType]
+    : s.byId.get(a.entity.id)! < s.byId.get(b.entity.id)!;
   for (const c of candidates) {
     const party = s.parties.of[s.byId.get(c.entity.id)!]!;
+    const best = c.hit.weak ? weak : strong;
     const prev = best.get(party);
     if (!prev || before(c, prev)) best.set(party, c);
   }
-  const out = [...best.values()];
+  // The name the query is closest to speaks for the party: a query nearer one of its weak aliases
+  // than any of its other names is that weak alias (`Sinis NEDELJKOVIC`, weak, beside `NEDELJKOVIC, Sinisa`).
+  for (const [party, w] of weak) {
+    const st = strong.get(party);
+    if (!st || w.nameScore > st.nameScore) strong.set(party, w);
+  }
+  const out = [...strong.values()];
   for (const m of out) {
     const members = s.parties.membersOf(s.byId.get(m.entity.id)!).map((i) => s.entities[i]!);
+    if (members.length === 1) continue;
     m.listings = [m.entity, ...members.filter((e) => e !== m.entity)];
+    // Another record of the party on a sanctions list can turn a REVIEW into a BLOCK.
+    m.decision = judge(m, t);
   }
-  return out.sort((a, b) => b.score - a.score);
+  return out.sort((a, b) => RANK[b.decision] - RANK[a.decision] || b.score - a.score);
 }
 
 /** The strongest allowed relationship behind a mention hit. */
@@ -131,19 +213,22 @@ function relatedThrough(s: Snapshot, hit: Hit, allowed: ReadonlySet<Relationship
  */
 export function screen(s: Snapshot, prepared: PreparedName, q: ScreenQuery, t: Thresholds, rel: RelationshipSettings): Screening {
   const listed = s.entities.length;
-  const hits = s.index.search(prepared, { minScore: REPORT_FLOOR });
+  const hits = s.index.search(prepared, { minScore: REPORT_FLOOR, weakApart: true });
   const candidates: DirectMatch[] = [];
   let relationship: RelatedMatch | null = null;
   const allowed = new Set(rel.relationship_types);
   for (const hit of hits) {
-    if (hit.ref < listed) candidates.push(toDirect(s, hit, q));
+    if (hit.ref < listed) candidates.push(toDirect(s, hit, q, t));
     else if (rel.enabled && !relationship && hit.alignment.score >= rel.min_score) relationship = relatedThrough(s, hit, allowed);
   }
-  const parties = byParty(s, candidates);
-  const match = parties[0] && parties[0].score >= t.review ? parties[0] : null;
-  let decision = directDecision(match, t);
+  const parties = byParty(s, candidates, t);
+  const top = parties[0];
+  const match = top && top.decision !== 'CLEAR' ? top : null;
+  const weakAlias = !match && top?.rule === 'weak_alias' && scoreDecision(top, t) !== 'CLEAR' ? top : null;
+  for (const m of [match, weakAlias]) if (m) m.explanation = explain(s, m, q, t);
+  let decision = match?.decision ?? 'CLEAR';
   if (relationship) decision = stricter(decision, rel.decision_escalation);
-  return { decision, match, relationship, candidates: parties };
+  return { decision, match, weakAlias, relationship, candidates: parties };
 }
 
 export interface RelationshipSearchHit {

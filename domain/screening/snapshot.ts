@@ -1,8 +1,9 @@
-import { nameWords } from './normalize.js';
+import { nameWords, type NameWords } from './normalize.js';
 import { NameIndex, type IndexInput, type Pause } from './index.js';
 import { RelationshipGraph } from './graph.js';
 import { Parties } from './parties.js';
 import type { SanctionEntity } from './entity.js';
+import { weakKeysByParty } from './weak-aliases.js';
 
 /** Counts of one loaded list, reported at load and by the lists endpoint. */
 export interface ListStats {
@@ -40,29 +41,46 @@ export async function buildSnapshot(
   pause: Pause = async () => {},
 ): Promise<Snapshot> {
   const entities = lists.flatMap((l) => l.entities);
+  const byId = new Map(entities.map((e, i) => [e.id, i]));
   // Names are tokenised once here and shared by the graph (target resolution) and the index.
+  const words: NameWords[][] = [];
+  const keysOf: string[][] = [];
+  for (let ref = 0; ref < entities.length; ref++) {
+    if (ref % 2000 === 1999) await pause();
+    const w = entities[ref]!.names.map((n) => nameWords(n.name));
+    words.push(w);
+    keysOf.push(w.map((x) => [...x.tokens].sort().join(' ')));
+  }
+  // A weak alias is a common name: it never joins two records into one party.
+  const strongKeys = entities.map((e, ref) => [...new Set(keysOf[ref]!.filter((key, k) => key && (k === 0 || !e.names[k]!.weak)))]);
+  const primaryKeys = keysOf.map((keys) => keys[0] ?? '');
+  const parties = new Parties(entities, primaryKeys, strongKeys, byId);
+  const weakKeys = weakKeysByParty(entities, keysOf, parties);
   const inputs: IndexInput[] = [];
   const nameKeys: string[][] = [];
-  const primaryKeys: string[] = [];
   for (let ref = 0; ref < entities.length; ref++) {
-    const e = entities[ref]!;
-    if (ref % 2000 === 1999) await pause();
-    const keys: string[] = [];
-    for (const n of e.names) {
-      const words = nameWords(n.name);
-      const key = [...words.tokens].sort().join(' ');
-      if (n === e.names[0]) primaryKeys[ref] = key;
-      if (!key || keys.includes(key)) continue;
-      keys.push(key);
-      inputs.push({ text: n.name, words, ref });
-    }
-    nameKeys.push(keys);
+    const partyWeak = weakKeys.get(parties.of[ref]!);
+    const keys = new Map<string, IndexInput>();
+    entities[ref]!.names.forEach((n, k) => {
+      const key = keysOf[ref]![k]!;
+      // The primary name is never weak, whatever a publisher's grading of a copy of it says.
+      if (k > 0 && key !== primaryKeys[ref] && partyWeak?.has(key)) n.weak = true;
+      const weak = k > 0 && key !== primaryKeys[ref] && n.weak === true;
+      const known = keys.get(key);
+      if (known) {
+        if (!weak) delete known.weak;
+        return;
+      }
+      if (!key) return;
+      const input: IndexInput = { text: n.name, words: words[ref]![k]!, ref, ...(weak ? { weak: true } : {}) };
+      keys.set(key, input);
+      inputs.push(input);
+    });
+    nameKeys.push([...keys.keys()]);
   }
   const graph = await RelationshipGraph.build(entities, nameKeys, pause);
   graph.mentions.forEach((m, i) => inputs.push({ text: m.name, ref: entities.length + i }));
   const index = await NameIndex.build(inputs, pause);
-  const byId = new Map(entities.map((e, i) => [e.id, i]));
-  const parties = new Parties(entities, primaryKeys, nameKeys, byId);
   let offset = 0;
   const stats = lists.map((l) => {
     const from = offset;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { RELATIONSHIP_TYPES } from '../../domain/screening/entity.js';
+import { LIST_TYPES, RELATIONSHIP_TYPES } from '../../domain/screening/entity.js';
+import { DECISIONS } from '../../domain/screening/screen.js';
 
 /** Request bodies of the screening API (Document 3 part A); the single source of their validation. */
 
@@ -80,3 +81,101 @@ export const screeningErrorBody = z
     request_id: z.string().optional(),
   })
   .meta({ id: 'ScreeningError' });
+
+/** How one match was scored and decided (api/screening/present.ts builds it from the domain's explanation). */
+export const screeningExplanation = z
+  .object({
+    matched_name: z.string().meta({ description: 'The listed name the query matched, as the list writes it' }),
+    name_kind: z.enum(['primary', 'strong', 'weak']).meta({ description: "The record's primary name, an ordinary (strong) alias, or a weak alias (too common to identify the party alone)" }),
+    name_score: z.number().meta({ description: 'Score of the name alone: query_coverage × (1 − w + w × listed_coverage)' }),
+    query_coverage: z.number().meta({ description: "Rarity-weighted share of the query's words found in the listed name, by similarity" }),
+    listed_coverage: z.number().meta({ description: "Rarity-weighted share of the listed name's words found in the query" }),
+    listed_coverage_weight: z.number().meta({ description: 'w above: how much a word of the listed name the query lacks costs' }),
+    tokens: z
+      .array(
+        z.object({
+          query: z.string().nullable().meta({ description: 'Query word (folded); null for a listed word the query lacks' }),
+          listed: z.string().nullable().meta({ description: 'Listed word (folded); null for a query word the listed name lacks' }),
+          similarity: z.number(),
+          weight: z.number().meta({ description: 'Rarity weight of the word' }),
+        }),
+      )
+      .meta({ description: 'Token alignment: each query word with its listed partner and similarity, then listed words left over' }),
+    attributes: z
+      .array(
+        z.object({
+          attribute: z.enum(['dob', 'nationality', 'country']),
+          given: z.string(),
+          listed: z.array(z.string()),
+          effect: z.number().meta({ description: 'Added to the name score (country only counts as an agreeing attribute)' }),
+          verdict: z.enum(['agrees', 'contradicts', 'neutral']),
+        }),
+      )
+      .meta({ description: 'Effect of each attribute given with the query' }),
+    rule: z.enum(['weak_alias', 'inner_names_missing']).nullable().meta({ description: 'Judgement rule applied beyond the score, if any' }),
+    rule_effect: z.string().nullable(),
+    thresholds: z.object({ review: z.number(), block: z.number() }),
+    score: z.number(),
+    decision: z.enum(DECISIONS),
+  })
+  .meta({ id: 'ScreeningExplanation' });
+
+export const screeningMatch = z
+  .object({
+    entity_id: z.string(),
+    entity_name: z.string(),
+    source: z.string(),
+    score: z.number(),
+    list_type: z.enum(LIST_TYPES),
+    matched_name: z.string(),
+    listed_on: z.array(z.object({ entity_id: z.string(), source: z.string(), list_type: z.enum(LIST_TYPES) })),
+    explanation: screeningExplanation,
+  })
+  .meta({ id: 'ScreeningMatch' });
+
+const EXAMPLE_MATCH = {
+  entity_id: 'ofac-sdn-26945',
+  entity_name: 'KHAMENEI, Ali Husseini',
+  source: 'OFAC-SDN',
+  score: 0.847,
+  list_type: 'sanctions' as const,
+  matched_name: 'KHAMENEI, Ali Husseini',
+  listed_on: [{ entity_id: 'ofac-sdn-26945', source: 'OFAC-SDN', list_type: 'sanctions' as const }],
+  explanation: {
+    matched_name: 'KHAMENEI, Ali Husseini',
+    name_kind: 'primary' as const,
+    name_score: 0.797,
+    query_coverage: 1,
+    listed_coverage: 0.594,
+    listed_coverage_weight: 0.5,
+    tokens: [
+      { query: 'ali', listed: 'ali', similarity: 1, weight: 3.995 },
+      { query: 'khamenei', listed: 'khamenei', similarity: 1, weight: 9.506 },
+      { query: null, listed: 'husseini', similarity: 0, weight: 9.219 },
+    ],
+    attributes: [{ attribute: 'dob' as const, given: '1939-04-19', listed: ['1939-04-19'], effect: 0.05, verdict: 'agrees' as const }],
+    rule: 'inner_names_missing' as const,
+    rule_effect: 'the query is the listed name without its middle names or patronymics: at least REVIEW, BLOCK when a second attribute agrees on a sanctions list; dob agrees, so BLOCK',
+    thresholds: { review: 0.8, block: 0.95 },
+    score: 0.847,
+    decision: 'BLOCK' as const,
+  },
+};
+
+/** POST /v1/aml/screen answer. */
+export const screenAnswer = z
+  .object({
+    decision: z.enum(DECISIONS),
+    audit_id: z.string(),
+    match: screeningMatch.nullable().meta({ description: 'The best match that counts (REVIEW or BLOCK), with its explanation' }),
+    weak_alias_match: screeningMatch
+      .nullable()
+      .meta({ description: 'When no match counts: the best match on a weak alias, left CLEAR because no second attribute (dob, nationality, country) agrees' }),
+    relationship_match: z.record(z.string(), z.unknown()).nullable(),
+    processing_time_ms: z.number(),
+    list_version: z.string(),
+  })
+  .meta({
+    id: 'ScreenAnswer',
+    example: { decision: 'BLOCK', audit_id: '0b6f3c1e-8f1a-4d3c-9c57-2f0d8d1b6a41', match: EXAMPLE_MATCH, weak_alias_match: null, relationship_match: null, processing_time_ms: 3, list_version: '2025-04-10-87b46bbd' },
+  });

@@ -24,13 +24,28 @@ const pushUnique = <T>(list: T[], value: T) => {
   if (!list.includes(value)) list.push(value);
 };
 
-/** Adds a name unless the entity already has it (lists repeat names across rows); the first added is primary. */
-export function addName(e: SanctionEntity, name: string, kind: NameVariant['kind']): void {
+/**
+ * Adds a name unless the entity already has it (lists repeat names across rows); the first added is
+ * primary. A name given both as a weak and as an ordinary alias is ordinary.
+ */
+export function addName(e: SanctionEntity, name: string, kind: NameVariant['kind'], weak = false): void {
   const clean = name.replace(/\s+/g, ' ').trim();
   if (!clean) return;
   const key = clean.toLowerCase();
-  if (e.names.some((n) => n.name.toLowerCase() === key)) return;
-  e.names.push({ name: clean, kind: e.names.length === 0 && kind !== 'original_script' ? 'primary' : kind });
+  const known = e.names.find((n) => n.name.toLowerCase() === key);
+  if (known) {
+    if (!weak) delete known.weak;
+    return;
+  }
+  // A weak name that comes first keeps its mark: the UK list may give a target's aliases before its primary name.
+  e.names.push({ name: clean, kind: e.names.length === 0 && kind !== 'original_script' ? 'primary' : kind, ...(weak ? { weak: true as const } : {}) });
+}
+
+/** Marks an alias the entity already has as weak (a flag given apart from the name, as in OFAC's Enhanced XML). */
+export function markWeak(e: SanctionEntity, name: string): void {
+  const key = name.replace(/\s+/g, ' ').trim().toLowerCase();
+  const known = e.names.find((n, i) => i > 0 && n.name.toLowerCase() === key);
+  if (known) known.weak = true;
 }
 
 export function addDob(e: SanctionEntity, text: string): void {

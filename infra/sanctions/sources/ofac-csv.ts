@@ -70,8 +70,10 @@ function applyRemarkFacts(e: SanctionEntity): void {
     if (dob) addDob(e, dob[1]!);
     const nat = /^(?:alt\. )?(?:nationality|citizen) (.+)$/.exec(c);
     if (nat) addNationality(e, nat[1]!);
-    // Aliases written into the remark; most repeat alt.csv, but not all (alt.csv may be of another date).
+    // OFAC writes its weak a.k.a.s (names too common to screen alone) only here, in single quotes;
+    // a name alt.csv also gives is an ordinary alias (addName keeps the ordinary one). A former or
+    // new name (f.k.a., n.k.a., a vessel's earlier names) identifies and is not weak.
     const alias = /^([afn])\.k\.a\.,? '(.+)'$/.exec(c);
-    if (alias) addName(e, alias[2]!, `${alias[1]}ka` as 'aka' | 'fka' | 'nka');
+    if (alias) addName(e, alias[2]!, `${alias[1]}ka` as 'aka' | 'fka' | 'nka', alias[1] === 'a');
   }
 }

@@ -1,5 +1,6 @@
 import type { RelationshipType, SanctionEntity } from '../../../domain/screening/entity.js';
 import { list, readXml, text } from './xml.js';
+import { markWeak } from './build.js';
 import type { SourceFiles } from './types.js';
 
 type Node = Record<string, unknown>;
@@ -14,13 +15,14 @@ const TYPES: Record<string, RelationshipType> = {
   'Leader or official of': 'employee',
 };
 
-const ARRAYS = new Set(['entity', 'relationship']);
+const ARRAYS = new Set(['entity', 'relationship', 'name', 'translation']);
 
 /**
- * Adds the typed `<relationship>` elements of OFAC's Enhanced XML (same ent_num as the CSV) to the
- * entities parsed from the CSV files: the CSV remarks do not carry them. They are `stated`.
+ * Adds what OFAC's Enhanced XML (same ent_num as the CSV) says and the CSV files do not: its typed
+ * `<relationship>` elements (`stated`), and which aliases are low quality (`<isLowQuality>`), the
+ * weak aliases.
  */
-export function addEnhancedRelations(files: SourceFiles, file: string, entities: SanctionEntity[]): void {
+export function addEnhancedXml(files: SourceFiles, file: string, entities: SanctionEntity[]): void {
   if (!files.has(file)) return;
   const byNum = new Map(entities.map((e) => [e.nativeId, e]));
   const doc = readXml(files.text(file), files.label(file), ARRAYS);
@@ -28,6 +30,10 @@ export function addEnhancedRelations(files: SourceFiles, file: string, entities:
   for (const node of list<Node>((root.entities as Node | undefined)?.entity)) {
     const e = byNum.get(String(node['@id']));
     if (!e) continue;
+    for (const n of list<Node>((node.names as Node | undefined)?.name)) {
+      if (text(n.isLowQuality) !== 'true') continue;
+      for (const t of list<Node>((n.translations as Node | undefined)?.translation)) markWeak(e, text(t.formattedFullName));
+    }
     for (const r of list<Node>((node.relationships as Node | undefined)?.relationship)) {
       const label = text(r.type);
       const related = r.relatedEntity as Node | string | undefined;

@@ -1,6 +1,6 @@
 import type { SanctionEntity } from '../../../../domain/screening/entity.js';
 import { parseOfacCsv, type OfacFiles } from '../ofac-csv.js';
-import { addEnhancedRelations } from '../ofac-enhanced-xml.js';
+import { addEnhancedXml } from '../ofac-enhanced-xml.js';
 import type { SourceFiles } from '../types.js';
 
 export const folder = 'ofac/consolidated_non_sdn';
@@ -13,6 +13,6 @@ export const ENHANCED_XML = 'CONS_ENHANCED.XML';
 
 export function parse(files: SourceFiles): SanctionEntity[] {
   const entities = parseOfacCsv(files, CONS_FILES, 'ofac-cons', 'OFAC-CONS');
-  addEnhancedRelations(files, ENHANCED_XML, entities);
+  addEnhancedXml(files, ENHANCED_XML, entities);
   return entities;
 }

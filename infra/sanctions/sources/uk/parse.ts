@@ -39,7 +39,7 @@ export function parse(files: SourceFiles): SanctionEntity[] {
       e.names.forEach((n, i) => {
         if (i > 0 && n.kind === 'primary') n.kind = 'aka';
       });
-    } else addName(e, name, kind === 'primary' ? 'aka' : kind);
+    } else addName(e, name, kind === 'primary' ? 'aka' : kind, /^low/i.test(row.get('Alias Quality')));
     addName(e, row.get('Name Non-Latin Script'), 'original_script');
     addDob(e, row.get('DOB'));
     for (const n of splitList(row.get('Nationality'), /\(\d+\)|,|;/)) addNationality(e, n);

@@ -28,7 +28,8 @@ export function parse(files: SourceFiles): SanctionEntity[] {
     const e = newEntity('un', 'UN', 'sanctions', ref, person ? 'person' : 'organization');
     addName(e, [n.FIRST_NAME, n.SECOND_NAME, n.THIRD_NAME, n.FOURTH_NAME].map(text).filter(Boolean).join(' '), 'primary');
     for (const a of list<Node>(person ? n.INDIVIDUAL_ALIAS : n.ENTITY_ALIAS)) {
-      addName(e, text(a.ALIAS_NAME), /f\.k\.a/i.test(text(a.QUALITY)) ? 'fka' : 'aka');
+      // QUALITY `Low`: the UN's weak alias, too common to identify the party alone.
+      addName(e, text(a.ALIAS_NAME), /f\.k\.a/i.test(text(a.QUALITY)) ? 'fka' : 'aka', /^low$/i.test(text(a.QUALITY)));
     }
     addName(e, text(n.NAME_ORIGINAL_SCRIPT), 'original_script');
     addProgram(e, text(n.UN_LIST_TYPE));
