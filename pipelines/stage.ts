@@ -40,6 +40,7 @@ const DEFAULT_RETRY: IsolateOptions = { attempts: 3, backoffMs: 100 };
 interface StageMetrics {
   processed: Counter<'stage'>;
   deadLettered: Counter<'stage'>;
+  failedBatches: Counter<'stage'>;
   lag: Gauge<'stage' | 'partition'>;
 }
 
@@ -52,6 +53,7 @@ function stageMetrics(registry: Registry): StageMetrics {
     m = {
       processed: new Counter({ name: 'weir_stage_messages_total', help: 'Messages handled by a pipeline stage', labelNames: ['stage'], registers: [registry] }),
       deadLettered: new Counter({ name: 'weir_stage_dead_lettered_total', help: 'Messages sent to the dead-letter topic', labelNames: ['stage'], registers: [registry] }),
+      failedBatches: new Counter({ name: 'weir_stage_failed_batches_total', help: 'Partition batches whose handling failed, left uncommitted and delivered again (a Kafka consumer restarts after repeated ones)', labelNames: ['stage'], registers: [registry] }),
       lag: new Gauge({ name: 'weir_consumer_lag_messages', help: 'Messages behind the partition end after a batch', labelNames: ['stage', 'partition'], registers: [registry] }),
     };
     metricsByRegistry.set(registry, m);
@@ -68,6 +70,46 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
   const { bus, codec, log, metrics } = opts.platform;
   const m = stageMetrics(metrics);
   const stageLog = log.child({ stage: opts.name });
+  /** One partition batch: decode, dead-letter what fails validation, handle the rest. */
+  const handleBatch = async (batch: Batch): Promise<void> => {
+    const valid: Decoded<T>[] = [];
+    const rejected: Rejected[] = [];
+    const breathe = breather(16);
+    for (const message of batch.messages) {
+      await breathe();
+      let reason: string;
+      try {
+        const parsed = opts.schema.safeParse(await codec.decode(opts.topic, message.value));
+        if (parsed.success) {
+          valid.push({ value: parsed.data, message });
+          continue;
+        }
+        reason = describeZodError(parsed.error);
+      } catch (err) {
+        // Bytes that are neither JSON nor Avro are the message's fault; anything else (a
+        // registry outage) is ours, and the batch is retried rather than dead-lettered.
+        if (!(err instanceof CodecError)) throw err;
+        reason = err.message;
+      }
+      rejected.push({ message, reason });
+    }
+    if (rejected.length > 0) {
+      await deadLetter(bus, opts.topic, rejected);
+      m.deadLettered.inc({ stage: opts.name }, rejected.length);
+      stageLog.warn({ count: rejected.length, first: rejected[0]!.reason }, 'messages dead-lettered');
+    }
+    if (valid.length > 0) {
+      const failed = await handleIsolating(valid, (records) => opts.handle(records, batch), opts.retry ?? DEFAULT_RETRY);
+      if (failed.length > 0) {
+        await deadLetter(bus, opts.topic, failed.map((f) => ({ message: f.record.message, reason: f.reason })));
+        m.deadLettered.inc({ stage: opts.name }, failed.length);
+        stageLog.error({ count: failed.length, first: failed[0]!.reason, offset: failed[0]!.record.message.offset, partition: batch.partition }, 'messages the handler kept failing on dead-lettered');
+      }
+    }
+    m.processed.inc({ stage: opts.name }, batch.messages.length);
+    const last = batch.messages.at(-1);
+    if (last) m.lag.set({ stage: opts.name, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(last.offset) - 1));
+  };
   const subscription = await bus.subscribe({
     groupId: `weir.${opts.name}`,
     topics: [opts.topic],
@@ -75,43 +117,12 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
     concurrency: opts.concurrency,
     lingerMs: opts.lingerMs,
     eachBatch: async (batch) => {
-      const valid: Decoded<T>[] = [];
-      const rejected: Rejected[] = [];
-      const breathe = breather(16);
-      for (const message of batch.messages) {
-        await breathe();
-        let reason: string;
-        try {
-          const parsed = opts.schema.safeParse(await codec.decode(opts.topic, message.value));
-          if (parsed.success) {
-            valid.push({ value: parsed.data, message });
-            continue;
-          }
-          reason = describeZodError(parsed.error);
-        } catch (err) {
-          // Bytes that are neither JSON nor Avro are the message's fault; anything else (a
-          // registry outage) is ours, and the batch is retried rather than dead-lettered.
-          if (!(err instanceof CodecError)) throw err;
-          reason = err.message;
-        }
-        rejected.push({ message, reason });
+      try {
+        await handleBatch(batch);
+      } catch (err) {
+        m.failedBatches.inc({ stage: opts.name });
+        throw err;
       }
-      if (rejected.length > 0) {
-        await deadLetter(bus, opts.topic, rejected);
-        m.deadLettered.inc({ stage: opts.name }, rejected.length);
-        stageLog.warn({ count: rejected.length, first: rejected[0]!.reason }, 'messages dead-lettered');
-      }
-      if (valid.length > 0) {
-        const failed = await handleIsolating(valid, (records) => opts.handle(records, batch), opts.retry ?? DEFAULT_RETRY);
-        if (failed.length > 0) {
-          await deadLetter(bus, opts.topic, failed.map((f) => ({ message: f.record.message, reason: f.reason })));
-          m.deadLettered.inc({ stage: opts.name }, failed.length);
-          stageLog.error({ count: failed.length, first: failed[0]!.reason, offset: failed[0]!.record.message.offset, partition: batch.partition }, 'messages the handler kept failing on dead-lettered');
-        }
-      }
-      m.processed.inc({ stage: opts.name }, batch.messages.length);
-      const last = batch.messages.at(-1);
-      if (last) m.lag.set({ stage: opts.name, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(last.offset) - 1));
     },
   });
   return subscription;

@@ -100,7 +100,7 @@ function routes(deps: CountersApiDeps): Route[] {
       summary: 'Ingest one event',
       description: 'Answers 202 once the event is durably in the events log. A re-sent event_id counts once and is reported as a duplicate; an invalid event is a 400.',
       params: orgParams,
-      body: { schema: eventSchema },
+      body: { schema: eventSchema, example: { event_id: 'evt-0001', entity_id: 'user-42', event_type: 'payment', occurred_at: '2026-01-15T10:15:00.000Z', value: 25.5 } },
       responses: { 202: { description: 'Ingestion result', schema: ingestionEnvelope }, ...errors },
       handle: async (req, res) => {
         if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) throw badRequest('request body must be one event object; send several to /batch as {events: [...]}');
@@ -116,7 +116,7 @@ function routes(deps: CountersApiDeps): Route[] {
       summary: 'Ingest up to 500 events',
       description: 'Invalid items are listed in rejected with their index and reason; the rest are accepted. Answers 202 once the accepted events are durably in the events log.',
       params: orgParams,
-      body: { schema: eventBatchDocSchema },
+      body: { schema: eventBatchDocSchema, example: { events: [{ event_id: 'evt-0001', entity_id: 'user-42', event_type: 'payment', occurred_at: '2026-01-15T10:15:00.000Z', value: 25.5 }, { event_id: 'evt-0002', entity_id: 'user-42', event_type: 'payment', occurred_at: '2026-01-15T10:16:00.000Z', value: 40 }] } },
       responses: { 202: { description: 'Ingestion result', schema: ingestionEnvelope }, ...errors },
       handle: async (req, res) => {
         if (Array.isArray(req.body)) throw badRequest('request body must be an object {events: [...]}; a bare array is not accepted');
@@ -146,7 +146,7 @@ export function countersRouter(deps: CountersApiDeps): Router {
     {
       title: 'Weir event counters',
       version: '1.0.0',
-      description: 'Counter configuration, event ingestion and live entity values (Document 1 part B).',
+      description: 'Counter configuration, event ingestion and live entity values.',
       securityHeaders: ['x-org-id', 'x-api-key'],
       tooLarge: errorBodySchema,
       edgeRateLimit: true,

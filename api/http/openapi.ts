@@ -17,8 +17,8 @@ export interface RouteDoc {
   query?: ZodObject;
   /** Request headers the route reads (If-Match, Idempotency-Key), beside the credentials. */
   headers?: ZodObject;
-  /** The request body; JSON unless `contentType` says otherwise (e.g. a form). */
-  body?: { schema: ZodType; description?: string; contentType?: string };
+  /** The request body; JSON unless `contentType` says otherwise (e.g. a form). `example` is a body the route takes, as an integrator would copy it. */
+  body?: { schema: ZodType; description?: string; contentType?: string; example?: unknown };
   responses: Responses;
   /** Whether the route needs the credentials of `security` (default true). */
   authenticated?: boolean;
@@ -74,7 +74,7 @@ export function buildOpenApiDocument(opts: DocumentOptions, routes: RouteDoc[]):
         ...(r.params ? { params: r.params } : {}),
         ...(r.query ? { query: r.query } : {}),
         ...(r.headers ? { headers: r.headers } : {}),
-        ...(r.body ? { body: { description: r.body.description, required: true, content: { [r.body.contentType ?? 'application/json']: { schema: r.body.schema } } } } : {}),
+        ...(r.body ? { body: { description: r.body.description, required: true, content: { [r.body.contentType ?? 'application/json']: { schema: r.body.schema, ...(r.body.example !== undefined ? { example: r.body.example } : {}) } } } } : {}),
       },
       responses: Object.fromEntries(
         Object.entries<Responses[number]>({

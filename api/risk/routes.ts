@@ -89,7 +89,10 @@ function routes(deps: RiskApiDeps): Route[] {
   const checkDoc = {
     method: 'post' as const,
     params: undefined,
-    body: { schema: checkRequestSchema },
+    body: {
+      schema: checkRequestSchema,
+      example: { email: 'jane@example.com', ip: '203.0.113.7', phone: '+14155550123', context: { action: 'login', user_id: 'user-42', session_id: 'sess-9' } },
+    },
   };
   const weightsRoute = (method: 'put' | 'post'): Route => ({
     method,
@@ -160,7 +163,10 @@ function routes(deps: RiskApiDeps): Route[] {
       method: 'post',
       path: '/v1/whitelist',
       summary: 'Whitelist a user, email, IP, phone or device (device_fingerprint is the device_id a check answers) until expires_at',
-      body: { schema: whitelistRequestSchema },
+      body: {
+        schema: whitelistRequestSchema,
+        example: { entity_type: 'email', identifier: 'jane@example.com', reason: 'verified by phone call', duration_hours: 72, verified_by: 'analyst-7', verification_method: 'phone_callback' },
+      },
       responses: { 201: { description: 'Entry', schema: whitelistEntrySchema }, ...errors },
       handle: async (req, res, org) => {
         const e = await deps.whitelist.add(org, parseOr400(whitelistRequestSchema, req.body, 'whitelist entry'));
@@ -197,7 +203,10 @@ function routes(deps: RiskApiDeps): Route[] {
       method: 'post',
       path: '/v1/feedback',
       summary: 'Report whether a decision was right (false_positive, false_negative, correct)',
-      body: { schema: feedbackRequestSchema },
+      body: {
+        schema: feedbackRequestSchema,
+        example: { request_id: 'b8f3c2de-4a51-4c6e-9d0e-1f2a3b4c5d6e', feedback_type: 'false_positive', actual_outcome: 'allow', reported_by: 'analyst-7', notes: 'known customer' },
+      },
       responses: { 201: { description: 'Received', schema: feedbackResponseSchema }, ...errors, ...missing },
       handle: async (req, res, org) => {
         const body = parseOr400(feedbackRequestSchema, req.body, 'feedback');
@@ -214,7 +223,7 @@ function routes(deps: RiskApiDeps): Route[] {
       path: '/v1/challenge/issue',
       summary: 'Send a one-time code for a step-up challenge of a check',
       description: "The code goes to the notifier (topic notifications.otp); it is stored only as a hash, expires after 10 minutes and allows 5 answers. A new challenge for the same check replaces the previous one. More than 5 challenges per user or 20 per destination (email or phone) in 10 minutes answer 429 with `limit` per_user or per_address. dev_code is present only with OTP_DEV_ECHO=true.",
-      body: { schema: challengeIssueSchema },
+      body: { schema: challengeIssueSchema, example: { challenge_type: 'email_otp', email: 'jane@example.com', request_id: 'b8f3c2de-4a51-4c6e-9d0e-1f2a3b4c5d6e' } },
       responses: { 201: { description: 'Challenge', schema: challengeIssuedSchema }, ...errors, ...missing, 429: { description: 'Too many challenges for this user or this destination', schema: riskErrorBodySchema } },
       handle: async (req, res, org) => {
         const body = parseOr400(challengeIssueSchema, req.body, 'challenge');
@@ -228,7 +237,7 @@ function routes(deps: RiskApiDeps): Route[] {
       method: 'post',
       path: '/v1/challenge/verify',
       summary: 'Verify a one-time code; a verified challenge turns its check into allow',
-      body: { schema: challengeVerifySchema },
+      body: { schema: challengeVerifySchema, example: { challenge_id: 'chl_5d1e2f3a4b', code: '482913' } },
       responses: { 200: { description: 'Verified', schema: challengeVerifiedSchema }, 400: { description: "{verified: false, error: 'invalid_code', reason, message, attempts_left} for a refused code, `reason` one of unknown, expired, used, replaced, exhausted, mismatch; else a validation error", schema: challengeVerifiedSchema.or(riskErrorBodySchema) }, 401: errors[401], 403: errors[403] },
       handle: async (req, res, org) => {
         const result = await deps.challenges.verify(org, parseOr400(challengeVerifySchema, req.body, 'challenge verification'));
@@ -292,7 +301,7 @@ export function riskRouter(deps: RiskApiDeps): Router {
     {
       title: 'Weir risk check',
       version: '1.0.0',
-      description: 'Risk check, whitelist, feedback, challenges, scoring configuration, sessions, GDPR and risk webhooks (Document 1 part C). Every path also answers under /risk.',
+      description: 'Risk check, whitelist, feedback, challenges, scoring configuration, sessions, GDPR and risk webhooks. Every path also answers under /risk.',
       securityHeaders: ['x-org-id', 'x-api-key'],
       tooLarge: riskErrorBodySchema,
       edgeRateLimit: true,

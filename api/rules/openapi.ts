@@ -37,6 +37,24 @@ const errors = {
   403: error("The key's organization is not orgId"),
 };
 const missing = { 404: error('No such field, rule, table or row') };
+/** Bodies the documented routes take, as an integrator would copy them. */
+const TRANSACTION_EXAMPLE = {
+  transaction_id: 'txn-1001',
+  entity_id: 'user-42',
+  amount: 2500,
+  currency: 'USD',
+  transaction_date: '2026-11-26',
+  transaction_time: '10:15:00',
+  transaction_type: 'transfer',
+  beneficiary_is_cross_border: true,
+};
+const RULE_EXAMPLE = {
+  name: 'Large cross-border transfer',
+  description: 'Transfers over 1,000 to another country',
+  threshold: 1,
+  evaluations: [{ name: 'large_abroad', expression: 'amount > 1000 AND beneficiary_is_cross_border = true', weight: 1 }],
+  actions: [{ type: 'review', description: 'Hold for a compliance review' }],
+};
 const replayedHeaders = z.object({ 'Idempotent-Replayed': z.literal('true').optional().meta({ description: 'Present on a replay: the answer is the decision stored for this transaction_id' }) });
 const okWith = (description: string, data: z.ZodType) => ({ description, schema: ok(data) });
 /** A list, paged by `limit` and `cursor` (schemas/http/paging.ts). */
@@ -53,7 +71,7 @@ const routes: RouteDoc[] = [
     path: '/fields/:orgId',
     summary: 'Register a custom field transactions may carry',
     params: org,
-    body: { schema: fieldBody },
+    body: { schema: fieldBody, example: { name: 'merchant_category', fieldType: 'string' } },
     responses: { 201: { description: 'Created (no body)' }, ...errors, 409: error('The field exists') },
   },
   { method: 'get', path: '/fields/:orgId/:fieldName', summary: 'Read one custom field', params: field, responses: { 200: okWith('The field', fieldView), ...errors, ...missing } },
@@ -63,7 +81,7 @@ const routes: RouteDoc[] = [
     path: '/rules/:orgId',
     summary: 'Create a rule; its expressions are checked against the organization schema',
     params: org,
-    body: { schema: ruleBody },
+    body: { schema: ruleBody, example: RULE_EXAMPLE },
     responses: { 201: okWith('Id of the new rule', z.object({ ruleId: z.string() })), ...errors },
   },
   { method: 'get', path: '/rules/:orgId/:ruleId', summary: 'Read one rule', params: rule, responses: { 200: okWith('The rule', ruleView), ...errors, ...missing } },
@@ -72,7 +90,7 @@ const routes: RouteDoc[] = [
     path: '/rules/:orgId/:ruleId',
     summary: 'Replace a rule whole',
     params: rule,
-    body: { schema: ruleBody },
+    body: { schema: ruleBody, example: RULE_EXAMPLE },
     responses: { 200: okWith('The saved rule', ruleView), ...errors, ...missing },
   },
   { method: 'delete', path: '/rules/:orgId/:ruleId', summary: 'Delete a rule', params: rule, responses: { 200: okWith('Id of the deleted rule', z.object({ ruleId: z.string() })), ...errors, ...missing } },
@@ -81,7 +99,7 @@ const routes: RouteDoc[] = [
     path: '/rules/:orgId/:ruleId/status',
     summary: 'Activate or deactivate a rule',
     params: rule,
-    body: { schema: statusBody },
+    body: { schema: statusBody, example: { active: false } },
     responses: { 200: okWith('The new status', z.object({ ruleId: z.string(), active: z.boolean() })), ...errors, ...missing },
   },
   {
@@ -90,7 +108,7 @@ const routes: RouteDoc[] = [
     summary: 'The parameterised ClickHouse SQL of each evaluation',
     description: "With `transaction`, params hold that transaction's values; without it, NULLs.",
     params: rule,
-    body: { schema: previewBody },
+    body: { schema: previewBody, example: { transaction: TRANSACTION_EXAMPLE } },
     responses: { 200: okWith('One item per evaluation', z.array(sqlPreviewItem)), ...errors, ...missing },
   },
   { method: 'get', path: '/tables/:orgId', summary: 'List custom table names, by name', params: org, ...paged('Table names', z.string()) },
@@ -99,7 +117,19 @@ const routes: RouteDoc[] = [
     path: '/tables/:orgId',
     summary: 'Create a custom table (lookup, or event_stream with optional windowState)',
     params: org,
-    body: { schema: tableBody },
+    body: {
+      schema: tableBody,
+      example: {
+        tableName: 'blocked_merchants',
+        tableType: 'lookup',
+        idColumn: 'merchant_id',
+        columns: [
+          { name: 'merchant_id', type: 'string', nullable: false },
+          { name: 'reason', type: 'string' },
+        ],
+        optimization: { status: 'disabled' },
+      },
+    },
     responses: { 201: okWith('The table schema', tableView), ...errors, 409: error('The table exists') },
   },
   { method: 'delete', path: '/tables/:orgId/:tableName', summary: 'Drop a custom table and its rows', params: table, responses: { 200: okWith('Name of the dropped table', z.object({ tableName: z.string() })), ...errors, ...missing } },
@@ -116,7 +146,7 @@ const routes: RouteDoc[] = [
     path: '/tables/:orgId/:tableName/data',
     summary: 'Insert up to 10,000 rows; a row that does not fit rejects the whole request',
     params: table,
-    body: { schema: rowsBody },
+    body: { schema: rowsBody, example: [{ merchant_id: 'm-77', reason: 'chargebacks' }] },
     responses: { 200: okWith('Counts and warnings', bulkResult), ...errors, ...missing },
   },
   {
@@ -124,7 +154,7 @@ const routes: RouteDoc[] = [
     path: '/tables/:orgId/:tableName/data/:id',
     summary: 'Change columns of one row',
     params: tableRow,
-    body: { schema: rowPatch },
+    body: { schema: rowPatch, example: { reason: 'card testing' } },
     responses: { 200: okWith('The changed row', z.record(z.string(), z.unknown())), ...errors, ...missing },
   },
   { method: 'get', path: '/tables/:orgId/:tableName/schema', summary: 'Read a table schema', params: table, responses: { 200: okWith('The table schema', tableView), ...errors, ...missing } },
@@ -132,10 +162,10 @@ const routes: RouteDoc[] = [
     method: 'post',
     path: '/transaction/:orgId',
     summary: 'Evaluate a transaction; answers once it and its decision are in the transactions topic. Idempotent by transaction_id',
-    description: "The body holds Document 1's fields below plus the organization's registered custom fields (nullable); any other key is refused.",
+    description: "The body holds the transaction fields below plus the organization's registered custom fields (nullable); any other key is refused.",
     params: org,
     query: z.object({ ruleIds: z.string().optional().meta({ description: 'Comma-separated rule ids to evaluate instead of every active rule' }) }),
-    body: { schema: transactionSchema([]) },
+    body: { schema: transactionSchema([]), example: TRANSACTION_EXAMPLE },
     responses: {
       200: { ...okWith('The decision; for a transaction_id seen in the last 24 hours, the decision stored for it (`replay: true`)', decisionView), headers: replayedHeaders },
       ...errors,
@@ -150,7 +180,7 @@ export const ruleEngineDocument = () =>
     {
       title: 'Weir rule engine',
       version: '2.0.0',
-      description: "Custom fields, rules, custom tables and transaction decisions (Document 1 part A). Every 4xx answers Document 1's error body.",
+      description: "Custom fields, rules, custom tables and transaction decisions. Every 4xx answers {statusCode, message, code, error, timestamp}.",
       securityHeaders: ['x-api-key'],
       tooLarge: ruleEngineErrorBody,
       edgeRateLimit: true,

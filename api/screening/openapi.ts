@@ -32,7 +32,7 @@ const routes: RouteDoc[] = [
     path: '/v1/aml/screen',
     summary: 'Screen one name: CLEAR, REVIEW or BLOCK, with the best match and relationship match',
     description: idempotency,
-    body: { schema: screenBody },
+    body: { schema: screenBody, example: { name: 'Jane Example', dob: '1980-01-31', nationality: 'GB', customer_id: 'cust-42' } },
     responses: {
       200: {
         description: 'Decision, match (listed_on names every list and id of the matched party; explanation writes out the score and decision), weak_alias_match, audit_id and list_version; Server-Timing gives screen and audit durations',
@@ -48,28 +48,28 @@ const routes: RouteDoc[] = [
     path: '/v1/aml/screen/batch',
     summary: 'Screen up to 100 names',
     description: idempotency,
-    body: { schema: screenBatchBody },
+    body: { schema: screenBatchBody, example: { names: ['Jane Example', 'Example Trading LLC'] } },
     responses: { 200: { description: 'One result per name, in order, each with decision, match and weak_alias_match as POST /v1/aml/screen answers them' }, ...withBody, ...idempotent, ...needsLists },
   },
   {
     method: 'post',
     path: '/v1/aml/agent/lookup',
     summary: 'Look a name up for an agent: entity, related entities, markdown profile and citations',
-    body: { schema: agentLookupBody },
+    body: { schema: agentLookupBody, example: { query: 'Example Trading LLC', include_related: true, format: 'json', max_results: 5 } },
     responses: { 200: { description: 'Lookup result; explanation (and, in markdown, a "Why this matched" section) writes out how the match was scored and decided' }, ...withBody, ...needsLists },
   },
   {
     method: 'post',
     path: '/v1/aml/agent/lookup/batch',
     summary: 'Look up to 20 names up',
-    body: { schema: agentLookupBatchBody },
+    body: { schema: agentLookupBatchBody, example: { queries: ['Jane Example', 'Example Trading LLC'] } },
     responses: { 200: { description: 'One result per query, with direct and relationship match counts' }, ...withBody, ...needsLists },
   },
   {
     method: 'post',
     path: '/v1/aml/relationships/search',
     summary: 'Names related to listed entities (relatives, associates, owned companies) that match a name',
-    body: { schema: relationshipSearchBody },
+    body: { schema: relationshipSearchBody, example: { name: 'Jane Example', min_score: 0.85, limit: 20 } },
     responses: { 200: { description: 'Matches with the listed entity they relate to' }, ...withBody, ...needsLists },
   },
   {
@@ -97,7 +97,7 @@ export const screeningDocument = () =>
     {
       title: 'Weir sanctions screening',
       version: '1.0.0',
-      description: "Name screening against sanctions lists, with relationship screening (Document 3 part A). Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset for the key's plan.",
+      description: "Name screening against sanctions lists, with relationship screening. Every response carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset for the key's plan.",
       securityHeaders: ['x-api-key'],
       tooLarge: screeningErrorBody,
       edgeRateLimit: false,

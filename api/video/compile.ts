@@ -6,6 +6,7 @@ import { compileRequestSchema, compileResponseSchema, healthSchema, moodListSche
 import { notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
+import { SCRIPT_EXAMPLE } from './examples.js';
 import { authErrors as errors, compileFailed, error } from './errors.js';
 import type { VideoRoute } from './route.js';
 import { readScriptFile, SCRIPT_FILE_DESCRIPTION } from './upload.js';
@@ -33,7 +34,7 @@ export function compileRoutes(deps: VideoApiDeps): VideoRoute[] {
       scope: 'render:write',
       description:
         'Answers the render graph with warnings; a script with errors answers 400 compile_failed with every diagnostic (level, code, message, line, column) at once. `theme` lays a theme pack over the mood; `preview` compiles for a 360p, 15 fps quick look; `variables` fill the {{name}} placeholders.',
-      body: { schema: compileRequestSchema },
+      body: { schema: compileRequestSchema, example: SCRIPT_EXAMPLE },
       responses: {
         200: { description: 'The render graph and any warnings', schema: compileResponseSchema },
         400: error('compile_failed (diagnostics in the body) or validation_error (the request body itself is wrong)'),

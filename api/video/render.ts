@@ -13,6 +13,7 @@ import { outputKeyOf } from '../../pipelines/video/worker.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
+import { SCRIPT_EXAMPLE } from './examples.js';
 import { authErrors, error, rejected } from './errors.js';
 import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
@@ -56,7 +57,7 @@ export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
       summary: 'Render a script to MP4 (asynchronous)',
       description: 'Compiles the script; if it compiles, queues a render and answers 202 with the job. Every asset the script names must be one of the organization\'s.',
       scope: 'render:write',
-      body: { schema: renderSourceRequestSchema },
+      body: { schema: renderSourceRequestSchema, example: SCRIPT_EXAMPLE },
       responses: { ...accepted, ...compileErrors },
       handle: async (req, res) => {
         const body = parseOr400(renderSourceRequestSchema, req.body, 'render request');
@@ -81,7 +82,7 @@ export function renderRoutes(deps: VideoApiDeps): VideoRoute[] {
       summary: 'Render a saved template with variables',
       description: "Variables are checked against the template's schema: a required one missing, one of the wrong type or one the template does not declare answers 400 invalid_variables naming each; defaults fill those left out.",
       scope: 'render:write',
-      body: { schema: renderTemplateRequestSchema },
+      body: { schema: renderTemplateRequestSchema, example: { template: 'launch', variables: { product: 'Weir' }, preview: true } },
       responses: { ...accepted, ...compileErrors, 404: error('No template of that name in the organization') },
       handle: async (req, res) => {
         const body = parseOr400(renderTemplateRequestSchema, req.body, 'render request');

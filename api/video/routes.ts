@@ -54,7 +54,7 @@ export function videoRouter(deps: VideoApiDeps): Router {
       title: 'Weir video production',
       version: '0.2.0',
       description:
-        'Script compiler, moods, rendering to MP4 (jobs on a queue served by render workers), templates, assets, principals, bearer tokens, OAuth client credentials and the MCP agent transport (Document 2). Protected routes take x-api-key or Authorization: Bearer; `x-required-scope` names the scope a route needs and `x-public` marks routes without a credential. Every error answers {status, error, message, request_id} (the OAuth token endpoint answers RFC 6749 errors); a compile failure adds diagnostics.',
+        'Script compiler, moods, rendering to MP4 (jobs on a queue served by render workers), templates, assets, principals, bearer tokens, OAuth client credentials and the MCP agent transport. Protected routes take x-api-key or Authorization: Bearer; `x-required-scope` names the scope a route needs and `x-public` marks routes without a credential. Every error answers {status, error, message, request_id} (the OAuth token endpoint answers RFC 6749 errors); a compile failure adds diagnostics.',
       securityHeaders: ['x-api-key'],
       tooLarge: videoErrorSchema,
       edgeRateLimit: true,

@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
 import { authErrors, compileFailed, error } from './errors.js';
+import { TEMPLATE_EXAMPLE } from './examples.js';
 import type { VideoRoute } from './route.js';
 
 const byName = z.object({ name: z.string().meta({ description: 'The template name' }) });
@@ -39,7 +40,7 @@ export function templateRoutes(deps: VideoApiDeps): VideoRoute[] {
       description:
         'The script must compile with its variables\' examples or defaults (or placeholders for the others); every {{name}} it uses must be declared. defaults.mood must be a built-in or an alias.',
       scope: 'templates:write',
-      body: { schema: templateSchema },
+      body: { schema: templateSchema, example: TEMPLATE_EXAMPLE },
       responses: { 201: { description: 'Registered', schema: templateSchema }, 400: error('validation_error or compile_failed'), ...authErrors },
       handle: async (req, res) => void res.status(201).json(await register(req.principal!.orgId, parseOr400(templateSchema, req.body, 'template'))),
     },
@@ -50,7 +51,7 @@ export function templateRoutes(deps: VideoApiDeps): VideoRoute[] {
       description: 'The body is a whole template, as GET /api/templates/{name} answers it and checked as POST checks it; its name must be the one in the path.',
       scope: 'templates:write',
       params: byName,
-      body: { schema: templateSchema },
+      body: { schema: templateSchema, example: TEMPLATE_EXAMPLE },
       responses: { 200: { description: 'Stored', schema: templateSchema }, 400: error('validation_error, compile_failed, or a name other than the path\'s'), ...authErrors },
       handle: async (req, res) => {
         const t = parseOr400(templateSchema, req.body, 'template');

@@ -72,7 +72,7 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       path: '/approvals/:runId/:stepId',
       summary: "Decide an approval from the integrator's backend; emits pbot_approval_decided",
       params: z.object({ runId: z.string(), stepId: z.string() }),
-      body: { schema: decideBody },
+      body: { schema: decideBody, example: { approved: true, comment: 'checked the invoice' } },
       responses: { 200: { description: 'The decision as emitted', schema: decisionSchema }, ...errors, ...missingDoc, ...conflictDoc },
       handle: async (req, res) => {
         const body = parseOr400(decideBody, req.body, 'decision');
@@ -85,7 +85,7 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       method: 'put',
       path: '/sdk/users',
       summary: 'Declare an SDK user (by email) and the approver roles they hold',
-      body: { schema: sdkUserBody },
+      body: { schema: sdkUserBody, example: { email: 'approver@example.com', permissions: { approver_roles: ['finance'] } } },
       responses: { 200: { description: 'The user', schema: sdkUserSchema }, ...errors },
       handle: async (req, res) => {
         const body = parseOr400(sdkUserBody, req.body, 'SDK user');
@@ -99,7 +99,7 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       description: 'Answers the same whether or not the address belongs to a user. A new code replaces the previous one; more than 5 starts per address (email) or 20 per client address in 10 minutes answer 429 naming the limit.',
       authenticated: false,
       public: true,
-      body: { schema: signInStartBody },
+      body: { schema: signInStartBody, example: { org_id: 'org_a', email: 'approver@example.com' } },
       responses: { 202: { description: 'A code was sent if the user exists', schema: signInStarted }, 400: errors[400], 429: { description: 'Too many codes started for this email or from this address (`limit`: per_user or per_address)', schema: errorBodySchema } },
       handle: async (req, res) => {
         const body = parseOr400(signInStartBody, req.body, 'sign-in');
@@ -114,7 +114,7 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       summary: 'Exchange a one-time code for an SDK session token',
       authenticated: false,
       public: true,
-      body: { schema: signInVerifyBody },
+      body: { schema: signInVerifyBody, example: { org_id: 'org_a', email: 'approver@example.com', code: '482913' } },
       responses: {
         200: { description: 'The session', schema: sdkSessionSchema },
         400: errors[400],
@@ -137,7 +137,7 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       authenticated: false,
       public: true,
       params: z.object({ taskId: z.string() }),
-      body: { schema: decideBody },
+      body: { schema: decideBody, example: { approved: true, comment: 'checked the invoice' } },
       responses: {
         200: { description: 'The decision as emitted', schema: decisionSchema },
         400: errors[400],

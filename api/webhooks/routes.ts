@@ -168,7 +168,7 @@ function routes(deps: WebhooksApiDeps): Route[] {
       path: '/webhooks/:id/rotate-secret',
       summary: 'Rotate the signing secret with a grace period in which both secrets sign',
       params: idParams,
-      body: { schema: rotateSecretBody },
+      body: { schema: rotateSecretBody, example: { secret: 'whsec-rotated-2026', grace_period_seconds: 3600 } },
       responses: { 200: { description: 'The registration', schema: registrationSchema }, ...errors, ...notFoundDoc },
       handle: async (req, res) => {
         const body = parseOr400(rotateSecretBody, req.body, 'secret rotation');
@@ -237,7 +237,7 @@ function routes(deps: WebhooksApiDeps): Route[] {
       summary: 'Emit a workflow event; it is delivered to the matching registrations and the catch-all address',
       description:
         'Answers 202 once the deliveries are durably queued. An Idempotency-Key header makes a repeated request produce the same delivery ids, which receivers deduplicate on. A payload over WEBHOOK_EVENT_PAYLOAD_LIMIT_BYTES as JSON (default 256 KB) is a 400 naming the limit.',
-      body: { schema: eventBody },
+      body: { schema: eventBody, example: { event: 'workflow.completed', payload: { run_id: 'run-1', workflow_id: 'wf-1', result: { approved: true } } } },
       responses: { 202: { description: 'The delivery ids, one per target', schema: eventAccepted }, ...errors },
       handle: async (req, res) => {
         const e = parseOr400(emittedEventSchema, parseOr400(eventBody, req.body, 'event'), 'event');
@@ -254,7 +254,7 @@ function routes(deps: WebhooksApiDeps): Route[] {
       path: '/org-config',
       summary: 'Set an organization setting; key webhook_url sets the catch-all address (null removes it)',
       description: 'The catch-all address receives every event the runtime emits, unsigned.',
-      body: { schema: orgConfigBody },
+      body: { schema: orgConfigBody, example: { key: 'webhook_url', value: 'https://example.com/hooks/all' } },
       responses: { 200: { description: 'The setting', schema: orgConfigSchema }, ...errors },
       handle: async (req, res) => {
         const body = parseOr400(orgConfigBody, req.body, 'organization setting');
@@ -273,7 +273,7 @@ export function webhooksRouter(deps: WebhooksApiDeps): Router {
     {
       title: 'Weir workflow webhooks',
       version: '1.0.0',
-      description: 'Webhook registrations, event intake, the catch-all address, the delivery log and approvals (Document 3 part B).',
+      description: 'Webhook registrations, event intake, the catch-all address, the delivery log and approvals.',
       securityHeaders: ['x-org-id', 'x-api-key'],
       tooLarge: errorBodySchema,
       edgeRateLimit: true,

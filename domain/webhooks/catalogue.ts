@@ -23,7 +23,7 @@ const strings = z.array(z.string());
 const run = { run_id: id };
 const stepAt = { run_id: id, step_index: int };
 const workflowRun = { run_id: id, workflow_id: id };
-const documentTags = { tags: optional(strings).meta({ description: 'matched by a registration filter.tags (CONTRACTS.md 7)' }) };
+const documentTags = { tags: optional(strings).meta({ description: 'matched by a registration filter.tags' }) };
 
 const agentPayload = z.looseObject({
   agent_run_id: id,
@@ -169,8 +169,8 @@ export const CATALOGUE = {
     z.looseObject({ ...stepAt, table: text, dropped: strings }),
     'A write to a custom table carried undeclared fields, which were dropped',
   ),
-  'risk.high': spec('R', riskPayload, 'The risk check decided block (or review, when so configured) (CONTRACTS.md 5)'),
-  'risk.low': spec('R', riskPayload, 'The risk check decided allow (CONTRACTS.md 5)'),
+  'risk.high': spec('R', riskPayload, 'The risk check decided block (or review, when so configured)'),
+  'risk.low': spec('R', riskPayload, 'The risk check decided allow'),
 } satisfies Record<string, EventSpec>;
 
 export type EventName = keyof typeof CATALOGUE;

@@ -42,7 +42,7 @@ class DueSet {
  * queued for the flusher even when its update was a duplicate: the process that applied it first
  * may have died before queuing it.
  */
-export function createEventApplier(deps: { platform: Platform; configs: ConfigStore; flusher: Flusher }) {
+export function createEventApplier(deps: { platform: Platform; configs: Pick<ConfigStore, 'get'>; flusher: Pick<Flusher, 'flushNow'> }) {
   const { windows, bus, clock, log } = deps.platform;
 
   async function rejectEvents(rejected: Rejected[]): Promise<void> {

@@ -120,8 +120,13 @@ export const pageQuery = z.object({
 export const rowsBody = z.array(z.record(z.string(), z.unknown())).max(10_000);
 export const rowPatch = z.record(z.string(), z.unknown());
 
-const dateText = (what: string) => z.string().refine(isDate, `${what} must be a real date (YYYY-MM-DD)`);
-const datetimeText = (what: string) => z.string().refine((s) => parseDateTime(s) !== null, `${what} must be an RFC 3339 datetime`);
+const dateText = (what: string) =>
+  z.string().refine(isDate, `${what} must be a real date (YYYY-MM-DD)`).meta({ description: 'A calendar date, YYYY-MM-DD', example: '2026-11-26' });
+const datetimeText = (what: string) =>
+  z
+    .string()
+    .refine((s) => parseDateTime(s) !== null, `${what} must be an RFC 3339 datetime`)
+    .meta({ description: 'An RFC 3339 datetime with its offset', example: '2026-11-26T10:15:00Z' });
 
 function fieldSchema(name: string, type: ValueType): z.ZodType {
   switch (type) {
@@ -141,8 +146,11 @@ function fieldSchema(name: string, type: ValueType): z.ZodType {
 const REQUIRED_SHAPES: Record<string, z.ZodType> = {
   transaction_id: z.string().min(1).max(256),
   entity_id: z.string().min(1).max(256),
-  currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be three upper-case letters'),
-  transaction_time: z.string().refine(isClockTime, 'transaction_time must be a valid time (HH:MM:SS, 00:00:00 to 23:59:59)'),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'currency must be three upper-case letters').meta({ description: 'ISO 4217 code, three upper-case letters', example: 'USD' }),
+  transaction_time: z
+    .string()
+    .refine(isClockTime, 'transaction_time must be a valid time (HH:MM:SS, 00:00:00 to 23:59:59)')
+    .meta({ description: 'Time of day, HH:MM:SS from 00:00:00 to 23:59:59; stored as text, which orders correctly', example: '10:15:00' }),
 };
 
 /**
@@ -167,7 +175,7 @@ export const ruleEngineErrorBody = z
   .object({
     statusCode: z.number().int(),
     message: z.string().meta({ description: 'What is wrong and where' }),
-    code: z.number().int().meta({ description: 'The HTTP status again (Document 1)' }),
+    code: z.number().int().meta({ description: 'The HTTP status again' }),
     error: z.string().meta({ description: 'Machine-readable reason, e.g. validation_error, not_found' }),
     timestamp: z.string().meta({ description: 'RFC 3339 instant of the answer' }),
   })

@@ -115,7 +115,7 @@ export function principalRoutes(deps: { principals: PrincipalStore; minter: Toke
       summary: 'Mint a short-lived bearer token',
       description:
         "Scopes a subset of the caller's (default: all of them). A bearer token may mint a narrower one that expires no later than itself (a longer ttlSeconds is cut to its expiry). The token is refused once its principal is disabled. 501 without BEARER_SIGNING_SECRET.",
-      body: { schema: sessionTokenRequestSchema },
+      body: { schema: sessionTokenRequestSchema, example: { ttlSeconds: 900, scopes: ['render:read', 'render:write'] } },
       responses: {
         201: { description: 'The token', schema: sessionTokenSchema },
         400: error('ttlSeconds out of bounds or an unknown scope'),

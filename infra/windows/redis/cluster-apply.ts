@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { ApplyRequest, EntityRef } from '../types.js';
 import { idDigest } from '../event-ids.js';
 import { eachInOrder, groupBy, groupBySlot, type RedisClient } from './client.js';
+import type { InFlightLimit } from '../../in-flight-limit.js';
 
 /**
  * `apply` on a Redis Cluster, where one script call may touch the keys of one hash slot only.
@@ -37,6 +38,8 @@ export interface IdGrid {
 
 export interface ClusterApplyDeps {
   redis: RedisClient;
+  /** The store's bound on apply work in flight; a new id weighs what an id weighs in an apply on one server (4), a commit 1 an id. */
+  limit: InFlightLimit;
   idleTtl: string;
   entityKey: (e: EntityRef) => string;
   markerKey: (e: EntityRef) => string;
@@ -59,7 +62,7 @@ interface Item {
 }
 
 export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest[]) => Promise<boolean[]> {
-  const { redis } = d;
+  const { redis, limit } = d;
 
   return async function apply(requests) {
     const now = Date.now();
@@ -72,7 +75,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     await eachInOrder(true, groupBy(onceItems, (it) => it.grid!), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
       const args = chunk.flatMap((it) => [it.digest!, ownerOf(it.r.entity)]);
-      const answers = await redis.weirWindowOnceBegin(g.route, ...g.args, ...args);
+      const answers = await limit.run(4 * chunk.length, () => redis.weirWindowOnceBegin(g.route, ...g.args, ...args));
       chunk.forEach((it, i) => answers[i] === 1 && go.add(it));
     });
 
@@ -82,7 +85,9 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
     await eachInOrder(true, groupBySlot(true, started, (it) => d.entityKey(it.r.entity)), weight, d.applyWeight, async (chunk) => {
       const keys: string[] = [];
       const args: (string | Buffer)[] = [d.idleTtl];
+      let w = 0;
       for (const it of chunk) {
+        w += weight(it);
         keys.push(d.entityKey(it.r.entity));
         if (it.digest) {
           keys.push(d.markerKey(it.r.entity));
@@ -92,17 +97,17 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
         }
         d.pushUpdates(args, it.r);
       }
-      const answers = await redis.weirWindowApplyEntity(keys.length, ...keys, ...args);
+      const answers = await limit.run(w, () => redis.weirWindowApplyEntity(keys.length, ...keys, ...args));
       chunk.forEach((it, i) => (applied[it.index] = answers[i] === 1));
     });
 
     const toCommit = started.filter((it) => it.digest);
     await eachInOrder(true, groupBy(toCommit, (it) => it.grid!), () => 1, d.idChunk, async (chunk) => {
       const g = chunk[0]!.grid!;
-      await redis.weirWindowOnceCommit(g.route, ...g.args, ...chunk.map((it) => it.digest!));
+      await limit.run(chunk.length, () => redis.weirWindowOnceCommit(g.route, ...g.args, ...chunk.map((it) => it.digest!)));
     });
     await eachInOrder(true, groupBy(toCommit, (it) => d.markerKey(it.r.entity)), () => 1, d.idChunk, async (chunk) => {
-      await redis.hdel(d.markerKey(chunk[0]!.r.entity), ...chunk.map((it) => it.digest!));
+      await limit.run(chunk.length, () => redis.hdel(d.markerKey(chunk[0]!.r.entity), ...chunk.map((it) => it.digest!)));
     });
     return applied;
   };

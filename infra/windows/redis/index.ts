@@ -9,6 +9,7 @@ import { parseRedisUrl } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
 import { moveOldQueues } from './old-queues.js';
 import { down, up } from '../../health.js';
+import { createInFlightLimit } from '../../in-flight-limit.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -98,6 +99,13 @@ const TAKE_CHUNK = 1_000;
 /** Reads per read script; an entity weighs its reads plus one. */
 const READ_WEIGHT = 500;
 const weightOf = (r: ApplyRequest): number => (r.once ? 4 : 1) + r.updates.length;
+/**
+ * Apply and reserve work in flight per store, across its callers (every partition of a consumer,
+ * every intake request): four apply chunks, a few milliseconds of server time; an id weighs 4 as in
+ * weightOf. The command timeout then measures the server, not the queue a backlog would build ahead
+ * of a command if each caller sent all its chunks at once (in-flight-limit.ts).
+ */
+const APPLY_IN_FLIGHT = 4 * APPLY_WEIGHT;
 
 /** Scripts defined without numberOfKeys (client.ts connectRedis). */
 export const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity', 'weirWindowRead'];
@@ -182,8 +190,10 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       queuesMoved = undefined;
       throw err;
     }));
+  const applyLimit = createInFlightLimit(APPLY_IN_FLIGHT);
   const clusterApply = createClusterApply({
     redis,
+    limit: applyLimit,
     idleTtl,
     entityKey: key.entity,
     markerKey: key.marker,
@@ -222,7 +232,9 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
         const gridIndex = new Map<IdGrid, number>();
         const gridArgs: string[] = [];
         const args: (string | Buffer)[] = [];
+        let weight = 0;
         for (const r of chunk) {
+          weight += weightOf(r);
           keyList.push(key.entity(r.entity));
           if (r.once) {
             const grid = gridOf(r.entity.scope, r.once.ttlMs, now);
@@ -237,7 +249,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
           }
           pushUpdates(args, r);
         }
-        calls.push(redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(gridIndex.size), ...gridArgs, ...args));
+        calls.push(applyLimit.run(weight, () => redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(gridIndex.size), ...gridArgs, ...args)));
       }
       return (await Promise.all(calls)).flatMap((applied) => applied.map((a) => a === 1));
     },
@@ -249,7 +261,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       let n = 0;
       await eachInOrder(cluster, [ids], () => 1, ID_CHUNK, async (chunk) => {
         const at = n++;
-        states[at] = (await redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest))).map((s) => ID_STATES[s]!);
+        states[at] = (await applyLimit.run(4 * chunk.length, () => redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest)))).map((s) => ID_STATES[s]!);
       });
       return states.flat();
     },
