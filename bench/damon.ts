@@ -34,6 +34,9 @@ if (process.env.WEIR_BENCH_PAUSE_DAMON === '1' && process.env.WEIR_BENCH_SERVER 
   });
 }
 
+/** Whether a kdamond runs now (false while this process has it paused). */
+export const kdamondRunning = (): boolean => running().length > 0;
+
 /** One sentence for a report: whether kdamond ran during the benchmark, and its sampling interval. */
 export function damonState(): string {
   if (paused.length > 0) return 'kdamond (DAMON reclaim) paused for this run (WEIR_BENCH_PAUSE_DAMON=1)';

@@ -16,12 +16,10 @@
 import './scratch.js';
 import { requireStartNodeOptions } from './bench-server.js';
 import { damonState } from './damon.js';
-import { fork } from 'node:child_process';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { open } from 'lmdb';
 import { startProcess } from '../app/start.js';
@@ -31,6 +29,8 @@ import type { LoadJob, LoadReport } from './counters-load.js';
 import { p99, type TransactionJob, type TransactionReport } from './soak-transactions.js';
 import { keyBytes } from './event-ids.js';
 import { bucketQuantiles, buckets } from './histogram.js';
+import { forkedJob } from './forked-job.js';
+import { configureSoakOrg, countApplied } from './soak-setup.js';
 
 requireStartNodeOptions();
 const mode = process.argv[2] === 'redis' ? 'redis' : 'embedded';
@@ -46,19 +46,6 @@ const DRAIN_MS = 300_000;
 const KEY = 'soak-key';
 const redisUrl = process.env.WEIR_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const kafka = process.env.WEIR_TEST_KAFKA_BROKERS;
-
-function child<J extends object, R>(file: string) {
-  const c = fork(fileURLToPath(new URL(file, import.meta.url)), { execArgv: ['--import', 'tsx'] });
-  return {
-    run: (job: J) =>
-      new Promise<R>((resolve, reject) => {
-        c.once('message', (m: { ok: boolean; error?: string } & R) => (m.ok ? resolve(m) : reject(new Error(m.error))));
-        c.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
-        c.send(job as Parameters<typeof c.send>[0]);
-      }),
-    stop: () => c.kill(),
-  };
-}
 
 /** The event loop's thread: its CPU time and its time runnable but waiting for a core, ms (Linux schedstat). */
 async function mainThreadSched(): Promise<{ runMs: number; waitMs: number }> {
@@ -160,42 +147,11 @@ async function main(): Promise<void> {
   let stopping: Promise<void> | undefined;
   const stopWeir = () => (stopping ??= weir.stop());
   // Counts what the pipeline applied, to tell the settled rate from the offered one.
-  let applied = 0;
-  const windows = weir.platform.windows;
-  const apply = windows.apply.bind(windows);
-  windows.apply = async (requests) => {
-    const result = await apply(requests);
-    applied += requests.filter((r) => r.once?.id.startsWith(ORG)).length;
-    return result;
-  };
-  const h = { 'content-type': 'application/json', 'x-api-key': KEY, 'x-org-id': ORG };
-  const put = await fetch(`${url}/v1/counters/${ORG}`, {
-    method: 'PUT',
-    headers: h,
-    body: JSON.stringify({
-      counters: [
-        { name: 'txn_1h', event_type: 'txn', aggregate: 'count', window: { amount: 1, unit: 'hours' } },
-        { name: 'amount_24h', event_type: 'txn', aggregate: 'sum', window: { amount: 24, unit: 'hours' } },
-        { name: 'last_txn', event_type: 'txn', aggregate: 'last_seen' },
-      ],
-    }),
-  });
-  if (put.status !== 200) throw new Error(`counters config: ${put.status}`);
-  const rule = await fetch(`${url}/rules/${ORG}`, {
-    method: 'POST',
-    headers: h,
-    body: JSON.stringify({
-      name: 'velocity',
-      description: 'soak',
-      threshold: 1,
-      evaluations: [{ name: 'v', expression: 'entity_counters.txn_1h > 10 OR entity_counters.amount_24h > 5000', weight: 1 }],
-      actions: [{ type: 'flag', description: 'review' }],
-    }),
-  });
-  if (rule.status >= 300) throw new Error(`rule: ${rule.status} ${await rule.text()}`);
+  const applied = countApplied(weir.platform.windows, ORG);
+  await configureSoakOrg(url, ORG, KEY);
 
-  const tx = child<TransactionJob, TransactionReport>('./soak-transactions.ts');
-  const load = child<LoadJob, { report: LoadReport }>('./counters-load.ts');
+  const tx = forkedJob<TransactionJob, TransactionReport>(new URL('./soak-transactions.ts', import.meta.url));
+  const load = forkedJob<LoadJob, { report: LoadReport }>(new URL('./counters-load.ts', import.meta.url));
   const txJob = (seconds: number): TransactionJob => ({ url, org: ORG, apiKey: KEY, rate: TX_RATE, seconds, entities: ENTITIES });
   try {
     const load0 = os.loadavg()[0]!;
@@ -231,9 +187,9 @@ async function main(): Promise<void> {
     const events = batches * BATCH;
     const sent = Object.values(loadReport.report.sentAt);
     const sentSeconds = (Math.max(...sent) - Math.min(...sent)) / 1000;
-    const settledAtEnd = applied;
+    const settledAtEnd = applied();
     const drainStart = performance.now();
-    while (applied < events && performance.now() - drainStart < DRAIN_MS) await new Promise((r) => setTimeout(r, 200));
+    while (applied() < events && performance.now() - drainStart < DRAIN_MS) await new Promise((r) => setTimeout(r, 200));
     const drainSeconds = (performance.now() - drainStart) / 1000;
     const rssGrowth = process.memoryUsage().rss - rss0;
     const sched1 = await mainThreadSched();
@@ -259,7 +215,7 @@ async function main(): Promise<void> {
       `| ${mode === 'redis' ? 'Kafka + Redis' : 'embedded (embedded log, LMDB)'} | |`,
       '|---|---|',
       `| counter events offered | ${fmt(events)} in ${sentSeconds.toFixed(0)} s (${fmt(events / sentSeconds)}/s), ${fmt(ENTITIES)} entities, 3 counters each |`,
-      `| settled (applied to the window store) | ${fmt(settledAtEnd)} by the end of the soak (${fmt(settledAtEnd / sentSeconds)}/s); all ${applied >= events ? `${fmt(events)} ${drainSeconds.toFixed(0)} s later` : `not settled after ${drainSeconds.toFixed(0)} s: ${fmt(applied)}`} |`,
+      `| settled (applied to the window store) | ${fmt(settledAtEnd)} by the end of the soak (${fmt(settledAtEnd / sentSeconds)}/s); all ${applied() >= events ? `${fmt(events)} ${drainSeconds.toFixed(0)} s later` : `not settled after ${drainSeconds.toFixed(0)} s: ${fmt(applied())}`} |`,
       `| transactions at ${TX_RATE}/s, p99 alone (${BASELINE_SECONDS} s) / under the counter load | **${p99(baseline).toFixed(1)} ms / ${p99(soak.latencies).toFixed(1)} ms** (target under load: 20 ms; ${fmt(soak.latencies.length)} answered; failed alone ${JSON.stringify(baselineFailures)}, under load ${JSON.stringify(soak.failures)}) |`,
       `| transactions' cold start (the first ${WARM_UP_SECONDS} s, before the phases above) | p99 ${p99(cold).toFixed(1)} ms, slowest ${cold.at(-1)!.toFixed(1)} ms |`,
       `| server side under the load, p50 / p99 (histogram bucket bounds): evaluation / waiting for the log | ≤${decide![0]} / ≤${decide![1]} ms; ≤${publish![0]} / ≤${publish![1]} ms |`,

@@ -28,12 +28,13 @@ async function freePort(): Promise<number> {
 
 /**
  * A redis-server of the test's own (never the shared one), without persistence, on a free port,
- * so a test can kill it. Resolves once it answers PING.
+ * so a test can kill it. Resolves once it answers PING. `extraArgs` come last and so override,
+ * e.g. `['--appendonly', 'yes', '--appendfsync', 'everysec']` for a bench's durable Redis.
  */
-export async function startRedisServer(): Promise<{ url: string; kill(): Promise<void>; pause(): void }> {
+export async function startRedisServer(extraArgs: string[] = []): Promise<{ url: string; kill(): Promise<void>; pause(): void }> {
   const port = await freePort();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-redis-'));
-  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extraArgs], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => undefined);

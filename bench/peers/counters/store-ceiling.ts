@@ -1,0 +1,44 @@
+/**
+ * The Redis window store's own ceiling for the pair's updates: every event planned as the counter
+ * pipeline plans it (planEvent, at one instant), then applied with its once id straight to the
+ * store, in calls of 500, six in flight (one per partition), no Kafka and no pipeline. Planning is
+ * done before the clock starts: the figure is the store (client and server) alone. The pipeline's
+ * flush-queue calls (one per batch) are not in it.
+ */
+import { compileConfig } from '../../../domain/counters/compile.js';
+import { planEvent } from '../../../domain/counters/plan-event.js';
+import { createRedisWindowStore } from '../../../infra/windows/redis/index.js';
+import type { ApplyRequest } from '../../../infra/windows/types.js';
+import { counterConfigSchema } from '../../../schemas/http/counters.js';
+import { counterConfig, eventOf, EVENTS, ORG, PARTITIONS } from './workload.js';
+
+const CALL = 500;
+
+export async function storeCeiling(redisUrl: string, filledAt: number): Promise<number> {
+  const compiled = compileConfig(ORG, counterConfigSchema.parse({ ...counterConfig, version: 1 }), []);
+  const now = Date.now();
+  const calls: ApplyRequest[][] = [];
+  for (let from = 0; from < EVENTS; from += CALL) {
+    const call: ApplyRequest[] = [];
+    for (let n = from; n < Math.min(EVENTS, from + CALL); n++) {
+      const e = eventOf(n, filledAt);
+      const { updates } = planEvent(compiled, e, now);
+      if (updates.length > 0) call.push({ entity: { scope: ORG, id: e.entity_id }, updates, once: { id: e.event_id, ttlMs: compiled.eventIdTtlMs } });
+    }
+    calls.push(call);
+  }
+  // A ceiling is a throughput: calls wait their turn, however long, rather than time out.
+  const store = createRedisWindowStore({ url: redisUrl, commandTimeoutMs: 600_000 });
+  try {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: PARTITIONS }, async () => {
+        while (next < calls.length) await store.apply(calls[next++]!);
+      }),
+    );
+    return (EVENTS * 1000) / (performance.now() - started);
+  } finally {
+    await store.close();
+  }
+}

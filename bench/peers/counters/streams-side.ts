@@ -1,0 +1,105 @@
+/**
+ * The Kafka Streams side of the counters pair: bench/peers/kafka-streams (Kafka Streams 3.9.2,
+ * RocksDB stores, exactly_once_v2, no record cache), built with Maven on first use. Per round a new
+ * application id (its own consumer group, changelog topics and state directory) drains the same
+ * `events` backlog; then the sample is read through its interactive queries and checked.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import type { Admin } from 'kafkajs';
+import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
+import { fmt, repoRoot, type Side } from '../harness.js';
+import { processCpuMicros } from '../support/cpu.js';
+import { waitDrained } from './drain.js';
+import { entityOf, EVENTS, mismatches, ORG, sampleEntities, type Values } from './workload.js';
+
+const project = path.join(repoRoot, 'bench/peers/kafka-streams');
+const sources = [path.join(project, 'pom.xml'), path.join(project, 'src/main/java/weir/peers/CountersApp.java')];
+const built = path.join(project, 'target/kafka-streams-counters-1.0.0.jar');
+/** One stream thread per core of this machine. */
+export const STREAM_THREADS = os.cpus().length;
+const DRAIN_TIMEOUT_MS = 15 * 60_000;
+
+export interface StreamsContext {
+  admin: Admin;
+  brokers: string[];
+  brokerPid: number;
+  filledAt: () => number;
+  notes: string[];
+  run: string;
+}
+
+/** `mvn package` unless the jar is newer than its sources; answers what it did, with the time taken. */
+async function build(): Promise<string> {
+  if (existsSync(built) && sources.every((s) => statSync(s).mtimeMs < statSync(built).mtimeMs)) return 'the Kafka Streams application was already built';
+  const started = performance.now();
+  await promisify(execFile)('mvn', ['-B', '-q', '-f', path.join(project, 'pom.xml'), 'package'], { maxBuffer: 16 << 20 });
+  return `the Kafka Streams application was built with Maven (dependencies from Maven Central, cached in ~/.m2) in ${((performance.now() - started) / 1000).toFixed(0)} s`;
+}
+
+/** Lines the application prints, one at a time. */
+function lineReader(child: ChildProcess): () => Promise<string> {
+  const waiting: ((line: string) => void)[] = [];
+  const ready: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => (waiting.length > 0 ? waiting.shift()!(line) : ready.push(line)));
+  return () => (ready.length > 0 ? Promise.resolve(ready.shift()!) : new Promise((resolve) => waiting.push(resolve)));
+}
+
+async function readSample(child: ChildProcess, next: () => Promise<string>): Promise<Map<number, { values: Values; now: number }>> {
+  const keys = sampleEntities().map((e) => `${ORG}:${entityOf(e)}`);
+  child.stdin!.write(`query ${keys.join(' ')}\n`);
+  let line = await next();
+  while (!line.startsWith('{')) line = await next();
+  const answer = JSON.parse(line) as { now: number; values: Record<string, [number, number, number | null]> };
+  return new Map(sampleEntities().map((e) => {
+    const [count1h, sum24h, lastSeen] = answer.values[`${ORG}:${entityOf(e)}`]!;
+    return [e, { now: answer.now, values: { count1h, sum24h, lastSeen } }];
+  }));
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.stdin!.end('stop\n');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  await once(child, 'exit');
+  clearTimeout(killer);
+}
+
+export function streamsSide(ctx: StreamsContext): Side {
+  return {
+    name: `Kafka Streams 3.9.2 (per-second buckets and an event-id store in RocksDB, exactly_once_v2, cache off, ${STREAM_THREADS} stream threads)`,
+    async setup() {
+      ctx.notes.push(`Install: ${await build()}.`);
+    },
+    async run(round) {
+      const appId = `peers-ks-${ctx.run}-r${round + 1}`;
+      const stateDir = await mkdtemp(path.join(os.tmpdir(), 'peers-ks-state-'));
+      const startedAt = performance.now();
+      const child = spawn('java', ['-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', `${path.join(project, 'target/classes')}:${path.join(project, 'target/lib/*')}`, 'weir.peers.CountersApp', ctx.brokers.join(','), EVENTS_TOPIC, appId, stateDir, String(STREAM_THREADS)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const next = lineReader(child);
+      const cpu = async () => ({ streams: await processCpuMicros(child.pid!), broker: await processCpuMicros(ctx.brokerPid) });
+      let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
+      try {
+        const drain = await waitDrained({ admin: ctx.admin, groupId: appId, topic: EVENTS_TOPIC, total: EVENTS, startedAt, timeoutMs: DRAIN_TIMEOUT_MS, alive: () => child.exitCode === null, onFirstCommit: async () => void (atFirst = await cpu()) });
+        const atEnd = await cpu();
+        const per = (k: 'streams' | 'broker') => ((atEnd[k] - atFirst![k]) / drain.settled).toFixed(0);
+        const wrong = mismatches(await readSample(child, next), ctx.filledAt());
+        ctx.notes.push(
+          `Kafka Streams round ${round + 1}: ${fmt(drain.rate)} events/s from the first commit to the last (${fmt(drain.settled)} events); first commit ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('streams')} µs its JVM, ${per('broker')} µs broker; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+        );
+        return drain.rate;
+      } finally {
+        await stop(child);
+        await rm(stateDir, { recursive: true, force: true });
+      }
+    },
+  };
+}

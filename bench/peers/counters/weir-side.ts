@@ -1,0 +1,127 @@
+/**
+ * The Weir side of the counters pair: per round a fresh redis-server (AOF, fsync every second), the
+ * group `weir.counters` set back to the start of `events`, and a Weir process (the counters service,
+ * `npm start`'s node options) draining the backlog; then the sample read over HTTP and checked, and
+ * the window store's own ceiling taken on another fresh Redis.
+ */
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import type { Admin } from 'kafkajs';
+import { spawnBenchServer } from '../../bench-server.js';
+import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
+import { startRedisServer } from '../../../test/support/redis-server.js';
+import { fmt, type Side } from '../harness.js';
+import { processCpuMicros, redisCpuMicros } from '../support/cpu.js';
+import { waitDrained } from './drain.js';
+import { storeCeiling } from './store-ceiling.js';
+import { counterConfig, entityOf, EVENTS, mismatches, ORG, sampleEntities, type Values } from './workload.js';
+
+const GROUP = 'weir.counters';
+const API_KEY = 'peers-key';
+const DRAIN_TIMEOUT_MS = 15 * 60_000;
+export const DURABLE_REDIS = ['--appendonly', 'yes', '--appendfsync', 'everysec'];
+
+export interface WeirContext {
+  admin: Admin;
+  brokers: string[];
+  brokerPid: number;
+  /** The chDB directory holding the counter configuration, kept across rounds. */
+  chdbPath: string;
+  dataDir: () => Promise<string>;
+  filledAt: () => number;
+  notes: string[];
+  ceilings: number[];
+}
+
+const env = (ctx: WeirContext, dataDir: string, redisUrl: string): Record<string, string> => ({
+  KAFKA_BROKERS: ctx.brokers.join(','),
+  REDIS_URL: redisUrl,
+  DATA_DIR: dataDir,
+  CHDB_PATH: ctx.chdbPath,
+  CLICKHOUSE_DATABASE: 'peers',
+  API_KEYS: `${ORG}:${API_KEY}`,
+  RATE_LIMIT_PER_MINUTE: '1000000',
+});
+
+const weirProcess = new URL('./weir-process.ts', import.meta.url).href;
+const headers = { 'content-type': 'application/json', 'x-org-id': ORG, 'x-api-key': API_KEY };
+
+async function stop(child: import('node:child_process').ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+/** Saves the counter configuration (in chDB, which the rounds' processes then read) before the topic is filled. */
+export async function configureWeir(ctx: WeirContext): Promise<void> {
+  const redis = await startRedisServer();
+  const { url, child } = await spawnBenchServer(weirProcess, env(ctx, await ctx.dataDir(), redis.url));
+  try {
+    const res = await fetch(`${url}/v1/counters/${ORG}`, { method: 'PUT', headers, body: JSON.stringify(counterConfig) });
+    if (res.status !== 200) throw new Error(`counter configuration: ${res.status} ${await res.text()}`);
+  } finally {
+    await stop(child);
+    await redis.kill();
+  }
+}
+
+async function readSample(url: string): Promise<Map<number, { values: Values; now: number }>> {
+  const read = new Map<number, { values: Values; now: number }>();
+  for (const entity of sampleEntities()) {
+    const res = await fetch(`${url}/v1/entities/${ORG}/${entityOf(entity)}/realtime`, { headers });
+    const body = (await res.json()) as { data: { counters: Record<string, number | string | null>; as_of: string } };
+    const c = body.data.counters;
+    read.set(entity, { now: Date.parse(body.data.as_of), values: { count1h: Number(c.txn_count_1h), sum24h: Number(c.txn_amount_24h), lastSeen: c.txn_last_seen === null ? null : Date.parse(String(c.txn_last_seen)) } });
+  }
+  return read;
+}
+
+/**
+ * Counts, in the process's JSON log lines (stdout), the batches whose handling failed (kafkajs
+ * retries them) and the consumer restarts after a crash: the measured signs of a backlog that
+ * outruns the window store's command timeout.
+ */
+function troubleCounter(child: import('node:child_process').ChildProcess): { failedBatches: number; restarts: number } {
+  const counts = { failedBatches: 0, restarts: 0 };
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.includes('Error when calling eachBatch')) counts.failedBatches++;
+    if (line.includes('Restarting the consumer')) counts.restarts++;
+  });
+  return counts;
+}
+
+export function weirSide(ctx: WeirContext): Side {
+  return {
+    name: 'Weir on Kafka + Redis (counters service, Redis AOF everysec, default timeouts)',
+    async run(round) {
+      const redis = await startRedisServer(DURABLE_REDIS);
+      let ceilingRedis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
+      try {
+        await ctx.admin.resetOffsets({ groupId: GROUP, topic: EVENTS_TOPIC, earliest: true });
+        const startedAt = performance.now();
+        const { url, child } = await spawnBenchServer(weirProcess, env(ctx, await ctx.dataDir(), redis.url));
+        const trouble = troubleCounter(child);
+        const cpu = async () => ({ weir: await processCpuMicros(child.pid!), redis: await redisCpuMicros(redis.url), broker: await processCpuMicros(ctx.brokerPid) });
+        let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
+        try {
+          const drain = await waitDrained({ admin: ctx.admin, groupId: GROUP, topic: EVENTS_TOPIC, total: EVENTS, startedAt, timeoutMs: DRAIN_TIMEOUT_MS, alive: () => child.exitCode === null, onFirstCommit: async () => void (atFirst = await cpu()) });
+          const atEnd = await cpu();
+          const per = (k: 'weir' | 'redis' | 'broker') => ((atEnd[k] - atFirst![k]) / drain.settled).toFixed(0);
+          const wrong = mismatches(await readSample(url), ctx.filledAt());
+          ctx.notes.push(
+            `Weir round ${round + 1}: ${fmt(drain.rate)} events/s from the first commit to the last (${fmt(drain.settled)} events); first commit ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${per('redis')} µs Redis, ${per('broker')} µs broker; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+          );
+          await stop(child);
+          ceilingRedis = await startRedisServer(DURABLE_REDIS);
+          ctx.ceilings.push(await storeCeiling(ceilingRedis.url, ctx.filledAt()));
+          return drain.rate;
+        } finally {
+          await stop(child);
+        }
+      } finally {
+        await redis.kill();
+        await ceilingRedis?.kill();
+      }
+    },
+  };
+}
