@@ -4,7 +4,7 @@
  * pool posting the same signed bodies to the same receiver at the same concurrency (Weir's 16 a
  * destination) with no queue and no durability (edge/bare-sender.ts). Each round times one batch
  * from its first request until the receiver has answered every delivery (its access log).
- * Run: `npm run bench:peers -- webhooks` (PEERS_EVENTS per round, default 2,000; PEERS_ROUNDS, 3).
+ * Run: `npm run bench:peers -- webhooks` (PEERS_EVENTS per round, default 1,000; PEERS_ROUNDS, 3).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,7 +20,7 @@ import { aptInstall } from './edge/install.js';
 import { send } from './edge/latency.js';
 import { startNginx, type Receiver } from './edge/nginx.js';
 
-const EVENTS = Number(process.env.PEERS_EVENTS ?? 2_000);
+const EVENTS = Number(process.env.PEERS_EVENTS ?? 1_000);
 const TARGETS = 4;
 const DELIVERIES = EVENTS * TARGETS;
 const TIMEOUT_MS = 600_000;
@@ -124,7 +124,7 @@ await runPair({
     },
   },
   rounds: Number(process.env.PEERS_ROUNDS ?? 3),
-  commands: ['npm run bench:peers -- webhooks', 'node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/peers/webhooks.ts   # PEERS_EVENTS (2,000) per round, PEERS_ROUNDS (3)'],
+  commands: ['npm run bench:peers -- webhooks', 'node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/peers/webhooks.ts   # PEERS_EVENTS (1,000) per round, PEERS_ROUNDS (3)'],
   guarantees: [
     'Weir: POST /events answers 202 once every delivery is durably queued (embedded log, fsync); each delivery is attempted at least once with a stable delivery id (receivers deduplicate on it), signed over its exact bytes, every attempt recorded in the delivery log (chDB) before its batch commits, failures retried on a durable schedule with backoff, a circuit per URL, at most 16 requests in flight per destination; a crash loses nothing accepted.',
     'Bare sender: the same signed bodies posted once, 16 at a time, nothing queued, logged or retried; a crash or a failed request loses the delivery.',
