@@ -13,6 +13,7 @@ import { REAL_LISTS_DIR } from '../../test/fixtures/sanctions/paths.js';
 import { evalCases, ordinaryPeople } from '../screening-eval/set.js';
 import { runPair } from './harness.js';
 import { loadSide, send, startTimedServer, type TimedServer } from './edge/latency.js';
+import { pairRun } from './edge/pair-run.js';
 
 const RATE = 150;
 const SECONDS = Number(process.env.PEERS_SECONDS ?? 20);
@@ -67,8 +68,7 @@ await runPair({
     teardown: async () => server?.stop(),
   }),
   peer: loadSide({ name: 'GET /health of the same process (the floor)', rate: RATE, seconds: SECONDS, notes, server: () => server!, request: () => healthRequest, expect: [200, 503] }),
-  rounds: Number(process.env.PEERS_ROUNDS ?? 3),
-  commands: ['npm run bench:peers -- screening', 'node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/peers/screening.ts   # PEERS_SECONDS (20) per run, PEERS_ROUNDS (3)'],
+  ...pairRun('screening', 'PEERS_SECONDS (20) per run, PEERS_ROUNDS (3)'),
   guarantees: [
     'POST /v1/aml/screen: authenticated and rate-limited, the name screened against every loaded list, the screen audited (an embedded-log append with fsync) before the answer.',
     'GET /health: no authentication; reports readiness and the health of the process\'s parts.',

@@ -19,6 +19,7 @@ import type { SenderJob } from './edge/bare-sender.js';
 import { aptInstall } from './edge/install.js';
 import { send } from './edge/latency.js';
 import { startNginx, type Receiver } from './edge/nginx.js';
+import { pairRun } from './edge/pair-run.js';
 
 const EVENTS = Number(process.env.PEERS_EVENTS ?? 1_000);
 const TARGETS = 4;
@@ -123,8 +124,7 @@ await runPair({
       await receiver?.stop();
     },
   },
-  rounds: Number(process.env.PEERS_ROUNDS ?? 3),
-  commands: ['npm run bench:peers -- webhooks', 'node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/peers/webhooks.ts   # PEERS_EVENTS (1,000) per round, PEERS_ROUNDS (3)'],
+  ...pairRun('webhooks', 'PEERS_EVENTS (1,000) per round, PEERS_ROUNDS (3)'),
   guarantees: [
     'Weir: POST /events answers 202 once every delivery is durably queued (embedded log, fsync); each delivery is attempted at least once with a stable delivery id (receivers deduplicate on it), signed over its exact bytes, every attempt recorded in the delivery log (chDB) before its batch commits, failures retried on a durable schedule with backoff, a circuit per URL, at most 16 requests in flight per destination; a crash loses nothing accepted.',
     'Bare sender: the same signed bodies posted once, 16 at a time, nothing queued, logged or retried; a crash or a failed request loses the delivery.',

@@ -13,6 +13,7 @@ import { spawnBenchServer } from '../../bench-server.js';
 import { runPair, type Side } from '../harness.js';
 import { FILM_SECONDS, makeMedia, remotionProps, weirScript, type FilmMedia } from './film.js';
 import { aptInstall, npmInstall } from './install.js';
+import { pairRun } from './pair-run.js';
 
 /**
  * The rendering pairs (issue pair 6): the film of film.ts rendered by Weir (POST /api/render on a
@@ -163,8 +164,7 @@ export async function runRenderPair(peer: 'remotion' | 'bare-ffmpeg'): Promise<v
     goal: peer === 'remotion' ? { ratio: 3, text: 'Weir ≥ 3× Remotion' } : { ratio: 1 / 1.1, text: "Weir's overhead over its bare ffmpeg ≤ 10 % (Weir ≥ 0.91×)" },
     weir: weirSide(shared),
     peer: peer === 'remotion' ? remotionSide(shared) : bareSide(shared),
-    rounds: Number(process.env.PEERS_ROUNDS ?? 3),
-    commands: [`npm run bench:peers -- ${id}`, `node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/peers/${id}.ts   # PEERS_ROUNDS (3)`],
+    ...pairRun(id, 'PEERS_ROUNDS (3)'),
     guarantees: [
       'Weir: the render is a durable job (queued in the log, its status recorded, its output and metadata in the blob store), answered by its id at once; one render at a time per worker; the output probed with ffprobe before the job reads complete.',
       peer === 'remotion' ? 'Remotion: renderMedia to a local file; nothing queued or recorded.' : 'Bare ffmpeg: the same invocation to a local file; nothing queued, probed or recorded.',

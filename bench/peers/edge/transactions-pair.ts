@@ -5,6 +5,7 @@ import { runPair, type PairSpec } from '../harness.js';
 import { setupRulesWorkload, transaction, RULES, ENTITIES } from '../../rules-workload.js';
 import { createJsonRulesDecider } from '../json-rules/engine.js';
 import { npmInstall } from './install.js';
+import { pairRun } from './pair-run.js';
 import { loadSide, send, startTimedServer, type TimedServer } from './latency.js';
 
 /**
@@ -101,8 +102,7 @@ export async function runTransactionsPair(opts: { id: string; rate: number; peer
     goal: withRules ? { ratio: 1, text: 'Weir ≤ 1.0× (the issue sets none: this pair shows what the compiled evaluator is worth)' } : { ratio: 1.5, text: 'Weir ≤ 1.5× the floor' },
     weir,
     peer,
-    rounds: Number(process.env.PEERS_ROUNDS ?? 3),
-    commands: [`npm run bench:peers -- ${opts.id}`, `node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/peers/${opts.id}.ts   # PEERS_SECONDS (20) per run, PEERS_ROUNDS (3)`],
+    ...pairRun(opts.id, 'PEERS_SECONDS (20) per run, PEERS_ROUNDS (3)'),
     guarantees: [
       'Weir: answers 200 once the transaction and its signed decision are durably in the `transactions` log (embedded log, O_DSYNC); the request is validated against the organization\'s fields, authenticated, rate-limited; the decisions consumer writes it to ClickHouse (chDB) afterwards; the counters are live (the window store) and the lookup table is the organization\'s.',
       withRules
