@@ -11,7 +11,7 @@ import './scratch.js';
 import { spawnBenchServer } from './bench-server.js';
 import http from 'node:http';
 import { once } from 'node:events';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,7 @@ import type { CounterReader } from '../services/ports.js';
 import { countersService, createCounterReader } from '../services/counters.js';
 import { rulesService } from '../services/rules.js';
 import { bucketQuantiles, buckets } from './histogram.js';
+import { cpuMs } from './proc-cpu.js';
 import { ACCOUNT_ROWS, ACCOUNTS_TABLE, ENTITIES, RULE_BODIES, setupRulesWorkload, transaction } from './rules-workload.js';
 
 const RATE = 500;
@@ -133,13 +134,6 @@ function postTransaction(base: string, org: string, key: string, body: unknown):
     req.on('error', reject);
     req.end(payload);
   });
-}
-
-/** User plus system CPU time so far of a process, or of one of its threads, ms (Linux /proc; ticks of 10 ms). */
-async function cpuMs(pid: number, thread?: number): Promise<number> {
-  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-  const fields = (await readFile(file, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;

@@ -4,6 +4,7 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { spawnBenchServer } from '../../bench-server.js';
+import { cpuMs } from '../../proc-cpu.js';
 import type { Side } from '../harness.js';
 
 /**
@@ -146,12 +147,16 @@ export function loadSide(o: LoadSideOptions): Side {
       await sleep(SETTLE_MS);
       const server = o.server();
       await server.times(series);
+      const pid = server.child.pid!;
+      const cpu = [await cpuMs(pid), await cpuMs(pid, pid)];
       const build = o.request(round);
       const r = await openLoop(server.url, { rate: o.rate, seconds: o.seconds, expect: o.expect, request: (i) => { const q = build(i); return { ...q, headers: { ...q.headers, 'x-peers-series': series } }; } });
       const times = await server.times(series);
+      const perRequest = (ms: number) => (ms / Math.max(1, times.length)).toFixed(2);
+      const cpuUsed = `server CPU per request ${perRequest((await cpuMs(pid)) - cpu[0]!)} ms (all threads), ${perRequest((await cpuMs(pid, pid)) - cpu[1]!)} ms (the event loop's thread)`;
       const p99 = percentile(times, 0.99);
       o.notes.push(
-        `Round ${round + 1}, ${o.name}: server-side p50 ${percentile(times, 0.5).toFixed(2)} / p99 ${p99.toFixed(2)} / max ${(times.at(-1) ?? NaN).toFixed(1)} ms over ${times.length} requests; ` +
+        `Round ${round + 1}, ${o.name}: server-side p50 ${percentile(times, 0.5).toFixed(2)} / p99 ${p99.toFixed(2)} / max ${(times.at(-1) ?? NaN).toFixed(1)} ms over ${times.length} requests; ${cpuUsed}; ` +
           `the client's p99 (from each request's scheduled time) ${percentile(r.client, 0.99).toFixed(2)} ms; answers by status ${JSON.stringify(r.statuses)}; ${r.failed} failed${r.firstFailure ? ` (first: ${r.firstFailure})` : ''}.`,
       );
       if (r.failed > 0) throw new Error(`${o.name}: ${r.failed} requests failed in round ${round + 1}, first: ${r.firstFailure}`);
