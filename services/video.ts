@@ -11,6 +11,7 @@ import { startStatusRecorder } from '../pipelines/video/status-recorder.js';
 import { createTemplateStore, templateStoreMigration } from '../pipelines/video/template-store.js';
 import { createDocumentStore, documentStoreMigration } from '../pipelines/video/document-store.js';
 import { createDocuments, type Documents } from '../pipelines/video/documents.js';
+import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pipelines/video/sources.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
 
@@ -20,6 +21,7 @@ export interface VideoParts {
   assets: AssetStore;
   store: JobStore;
   documents: Documents;
+  sources: SourceStore;
 }
 
 /** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
@@ -32,7 +34,8 @@ export function videoParts(platform: Platform): VideoParts {
     const assets = createAssetStore(platform.blobs, platform.analytics, () => platform.clock.now());
     const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
     const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
-    p = { jobs, templates, assets, store, documents };
+    const sources = createSourceStore(platform.blobs, platform.analytics, () => platform.clock.now());
+    p = { jobs, templates, assets, store, documents, sources };
     parts.set(platform, p);
   }
   return p;
@@ -52,7 +55,7 @@ export const renderThreads = (configured: number | undefined, role: Role, cores 
 export const videoService: ServiceModule = {
   name: 'video',
   topics: renderTopics(DEFAULT_RENDER_TOPIC),
-  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration, documentStoreMigration],
+  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration, documentStoreMigration, sourceStoreMigration],
   async create({ platform, keys, role }) {
     const config = platform.config;
     if (config.RENDER_TOPIC !== DEFAULT_RENDER_TOPIC) await platform.bus.ensureTopics(renderTopics(config.RENDER_TOPIC));
