@@ -93,6 +93,8 @@ export const envSchema = z.object({
   ASSET_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   /** Bytes of one source (upload or fetched address); held in memory while sniffed and stored. */
   SOURCE_MAX_BYTES: positiveInt.default(512 * 1024 * 1024),
+  /** Preprocessing jobs one preprocess worker runs at once. */
+  PREPROCESS_CONCURRENCY: positiveInt.default(1),
   /** Deadline of fetching a source from an address (POST /api/sources {url}). */
   SOURCE_FETCH_TIMEOUT_MS: positiveInt.default(120_000),
   RISK_LISTS_DIR: z.string().default('./data/risk-lists'),

@@ -14,6 +14,7 @@ import { createDocuments, type Documents } from '../pipelines/video/documents.js
 import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pipelines/video/sources.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
+import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
 
 export interface VideoParts {
   jobs: RenderJobs;
@@ -46,7 +47,8 @@ export function videoParts(platform: Platform): VideoParts {
  * in `video_document_versions`, annotations, edit locks as window-store holds), and credentials
  * (database principals in `video_principals`, bearer tokens, OAuth, the MCP transport). Renders are
  * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
- * report on `<topic>.status`, which every process serving HTTP records in its job store.
+ * report on `<topic>.status`, which every process serving HTTP records in its job store. Sources are
+ * preprocessed by jobs on `sources.preprocess`, taken by the preprocess worker pool (role `preprocess`).
  */
 /** ffmpeg threads per render: RENDER_THREADS, else half the cores where HTTP is served too (its requests keep the rest), else every core (0). */
 export const renderThreads = (configured: number | undefined, role: Role, cores = os.availableParallelism()): number =>
@@ -54,7 +56,7 @@ export const renderThreads = (configured: number | undefined, role: Role, cores 
 
 export const videoService: ServiceModule = {
   name: 'video',
-  topics: renderTopics(DEFAULT_RENDER_TOPIC),
+  topics: [...renderTopics(DEFAULT_RENDER_TOPIC), ...preprocessTopics],
   migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration, documentStoreMigration, sourceStoreMigration],
   async create({ platform, keys, role }) {
     const config = platform.config;
@@ -76,6 +78,11 @@ export const videoService: ServiceModule = {
               stallMs: config.RENDER_STALL_SECONDS * 1000,
               encode: { preset: config.RENDER_PRESET, crf: config.RENDER_CRF, threads: renderThreads(config.RENDER_THREADS, role) },
             }),
+        },
+        {
+          role: 'preprocess',
+          name: 'video.preprocess',
+          start: () => startPreprocessWorker({ platform, sources: p.sources, concurrency: config.PREPROCESS_CONCURRENCY }),
         },
       ],
       close: async () => recorder?.stop(),

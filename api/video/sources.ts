@@ -3,8 +3,10 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { SourceRecord } from '../../domain/video/source.js';
 import { RemoteMediaError, fetchRemoteMedia } from '../../pipelines/video/remote-media.js';
+import { queuePreprocess } from '../../pipelines/video/preprocess-worker.js';
 import { SOURCE_TYPES, UnsupportedSourceError } from '../../pipelines/video/sources.js';
-import { sourceListSchema, sourceRegisterSchema, sourceSchema, sourceUploadFieldsSchema } from '../../schemas/http/video.js';
+import { randomBytes } from 'node:crypto';
+import { preprocessStateSchema, sourceListSchema, sourceRegisterSchema, sourceSchema, sourceUploadFieldsSchema } from '../../schemas/http/video.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
 import type { VideoApiDeps } from './deps.js';
@@ -123,6 +125,45 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
         const id = String(req.params.id);
         if (!(await sources.remove(req.principal!.orgId, id))) throw notFound(`the organization has no source ${id}`);
         res.status(204).end();
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/sources/:id/preprocess',
+      summary: 'Queue preprocessing: metadata, shots with thumbnails, loudness, silences, transcript',
+      description:
+        'A job on the `sources.preprocess` topic, run by the preprocess workers. While a job is queued or running, another call answers that job again (a retry queues nothing new); after it ends, a call preprocesses anew. The transcript comes from an embedded subtitle track, else from the sidecar subtitles of the upload; what could not be found is a diagnostic.',
+      scope: 'sources:write',
+      params: byId,
+      responses: { 202: { description: 'Queued (or already queued or running)', schema: preprocessStateSchema }, ...authErrors, 404: error('No source of that id in the organization') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        const orgId = req.principal!.orgId;
+        const record = await sources.get(orgId, id);
+        if (!record) throw notFound(`the organization has no source ${id}`);
+        const { status, progress } = record.preprocess;
+        if (status === 'queued' || status === 'running') return void res.status(202).json({ status, progress, diagnostics: record.diagnostics });
+        const jobId = `pre_${randomBytes(12).toString('hex')}`;
+        // The record names the job before it is queued: a worker finding another job id skips its message.
+        await sources.update({ ...record, status: 'preprocessing', preprocess: { status: 'queued', progress: 0, jobId }, diagnostics: [] });
+        await queuePreprocess(deps.platform, { jobId, orgId, sourceId: id });
+        res.status(202).json({ status: 'queued', progress: 0, diagnostics: [] });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/sources/:id/preprocess',
+      summary: "The source's preprocessing: status, progress, diagnostics",
+      scope: 'sources:read',
+      params: byId,
+      responses: { 200: { description: 'The latest job', schema: preprocessStateSchema }, ...authErrors, 404: error('No source of that id in the organization, or never preprocessed') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        const record = await sources.get(req.principal!.orgId, id);
+        if (!record) throw notFound(`the organization has no source ${id}`);
+        const { status, progress } = record.preprocess;
+        if (status === 'none') throw notFound(`source ${id} was never preprocessed: POST /api/sources/${id}/preprocess`);
+        res.json({ status, progress, diagnostics: record.diagnostics });
       },
     },
     {

@@ -68,7 +68,8 @@ export interface SourceRecord {
   height: number | null;
   /** Whether a sidecar SRT/VTT came with the upload. */
   hasSubtitles: boolean;
-  preprocess: { status: PreprocessStatus; progress: number };
+  /** `jobId` names the latest preprocessing job: a redelivered older one does nothing. */
+  preprocess: { status: PreprocessStatus; progress: number; jobId?: string };
   transcript: TranscriptChunk[];
   shots: Shot[];
   thumbnails: Thumbnail[];

@@ -130,6 +130,8 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
     async openMedia(id: string, range?: { start: number; end: number }) {
       return (await byId(id)) ? blobs.get(sourceKeys.media(id), range) : null;
     },
+    /** The sidecar subtitle file uploaded with the source, if any. */
+    openSubtitles: (id: string) => blobs.get(sourceKeys.subtitles(id)),
     /** A thumbnail's bytes (optionally a range); null unless the source lists it. */
     async openThumbnail(id: string, thumbId: string, range?: { start: number; end: number }) {
       if (!THUMB_ID.test(thumbId)) return null;

@@ -322,7 +322,7 @@ export const sourceSchema = z
     height: z.number().int().nullable(),
     mediaUrl: z.string().meta({ description: 'Public address with HTTP ranges: GET /sources/{id}/media' }),
     hasSubtitles: z.boolean().meta({ description: 'A sidecar SRT/VTT came with the upload' }),
-    preprocess: z.object({ status: z.enum(['none', 'queued', 'running', 'complete', 'failed']), progress: z.number().min(0).max(1) }),
+    preprocess: z.object({ status: z.enum(['none', 'queued', 'running', 'complete', 'failed']), progress: z.number().min(0).max(1), jobId: z.string().optional() }),
     transcript: z.array(
       z.object({ start: time, end: time, text: z.string(), words: z.array(z.object({ start: time, end: time, word: z.string() })).optional() }),
     ),
@@ -346,3 +346,11 @@ export const sourceRegisterSchema = z
   .meta({ id: 'SourceRegister', example: { name: 'Keynote', url: 'https://media.example/keynote.mp4' } });
 
 export const sourceUploadFieldsSchema = z.object({ name: z.string().trim().min(1).max(200).optional() });
+
+export const preprocessStateSchema = z
+  .object({
+    status: z.enum(['queued', 'running', 'complete', 'failed']),
+    progress: z.number().min(0).max(1),
+    diagnostics: sourceSchema.shape.diagnostics,
+  })
+  .meta({ id: 'PreprocessState', example: { status: 'running', progress: 0.4, diagnostics: [] } });
