@@ -93,6 +93,8 @@ export const envSchema = z.object({
   ASSET_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   /** Bytes of one source (upload or fetched address); held in memory while sniffed and stored. */
   SOURCE_MAX_BYTES: positiveInt.default(512 * 1024 * 1024),
+  /** Speech recognition of sources without subtitles: `pocketsphinx` (default where pocketsphinx_continuous is installed) or `off`. */
+  VIDEO_ASR: z.enum(['off', 'pocketsphinx']).optional(),
   /** Preprocessing jobs one preprocess worker runs at once. */
   PREPROCESS_CONCURRENCY: positiveInt.default(1),
   /** Deadline of fetching a source from an address (POST /api/sources {url}). */

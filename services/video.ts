@@ -15,6 +15,7 @@ import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pi
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
 import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
+import { pocketsphinxInstalled, pocketsphinxRecogniser } from '../pipelines/video/pocketsphinx.js';
 
 export interface VideoParts {
   jobs: RenderJobs;
@@ -54,6 +55,13 @@ export function videoParts(platform: Platform): VideoParts {
 export const renderThreads = (configured: number | undefined, role: Role, cores = os.availableParallelism()): number =>
   configured ?? (servesHttp(role) ? Math.max(1, Math.floor(cores / 2)) : 0);
 
+/** VIDEO_ASR as the preprocess workers' recogniser, or why there is none. */
+function speechRecognition(setting: 'off' | 'pocketsphinx' | undefined) {
+  if (setting === 'off') return { asrMissing: 'is off (VIDEO_ASR=off)' };
+  if (!pocketsphinxInstalled()) return { asrMissing: 'is unavailable: pocketsphinx_continuous is not installed' };
+  return { recogniser: pocketsphinxRecogniser() };
+}
+
 export const videoService: ServiceModule = {
   name: 'video',
   topics: [...renderTopics(DEFAULT_RENDER_TOPIC), ...preprocessTopics],
@@ -82,7 +90,7 @@ export const videoService: ServiceModule = {
         {
           role: 'preprocess',
           name: 'video.preprocess',
-          start: () => startPreprocessWorker({ platform, sources: p.sources, concurrency: config.PREPROCESS_CONCURRENCY }),
+          start: () => startPreprocessWorker({ platform, sources: p.sources, concurrency: config.PREPROCESS_CONCURRENCY, speechParts: os.availableParallelism(), ...speechRecognition(config.VIDEO_ASR) }),
         },
       ],
       close: async () => recorder?.stop(),

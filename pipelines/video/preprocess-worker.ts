@@ -10,6 +10,8 @@ import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../services/types.js';
 import type { SourceRecord, TranscriptChunk } from '../../domain/video/source.js';
 import { parseSubtitles } from '../../domain/video/subtitles.js';
+import { splitAtSilences } from '../../domain/video/speech-segments.js';
+import type { SpeechRecogniser } from './ports.js';
 import { analyseSource } from './analyse-source.js';
 import { sourceKeys, type SourceStore } from './sources.js';
 import { encodeJson, parseJson } from './topics.js';
@@ -47,7 +49,21 @@ async function transcriptOf(record: SourceRecord, embedded: TranscriptChunk[] | 
   return { chunks: [] };
 }
 
-export async function startPreprocessWorker(opts: { platform: Platform; sources: SourceStore; concurrency: number }): Promise<Stoppable> {
+/**
+ * The worker pool's options: `recogniser` absent means no speech recognition (off, or not
+ * installed: `asrMissing` says which, for the diagnostic); `speechParts` the segments recognised
+ * side by side.
+ */
+export interface PreprocessWorkerOptions {
+  platform: Platform;
+  sources: SourceStore;
+  concurrency: number;
+  recogniser?: SpeechRecogniser;
+  asrMissing?: string;
+  speechParts: number;
+}
+
+export async function startPreprocessWorker(opts: PreprocessWorkerOptions): Promise<Stoppable> {
   const { platform, sources } = opts;
   const log = platform.log.child({ worker: 'preprocess' });
 
@@ -75,9 +91,19 @@ export async function startPreprocessWorker(opts: { platform: Platform; sources:
       for (const [index, s] of analysis.shots.entries()) {
         await platform.blobs.put(sourceKeys.thumbnail(m.sourceId, thumbnails[index]!.id), await readFile(s.thumbnail), 'image/jpeg');
       }
-      const transcript = await transcriptOf(current, analysis.embeddedTranscript, sources);
+      let transcript = await transcriptOf(current, analysis.embeddedTranscript, sources);
       const diagnostics = [...analysis.diagnostics];
-      if (!transcript.origin) diagnostics.push({ level: 'warning', code: 'no_transcript', message: 'no embedded subtitle track and no sidecar subtitles; speech recognition is not available' });
+      if (!transcript.origin && analysis.hasAudio && analysis.durationSeconds !== null && opts.recogniser) {
+        try {
+          const segments = splitAtSilences(analysis.durationSeconds, analysis.silences, opts.speechParts);
+          transcript = { chunks: await opts.recogniser.recognise(file, segments), origin: `speech recognition (${opts.recogniser.name})` };
+          diagnostics.push({ level: 'info', code: 'transcript_recognised', message: `the transcript was recognised from speech by ${opts.recogniser.name}; words carry timings` });
+        } catch (err) {
+          diagnostics.push({ level: 'error', code: 'speech_recognition_failed', message: `speech recognition failed: ${(err as Error).message}`.slice(0, 500) });
+        }
+      } else if (!transcript.origin && analysis.hasAudio) {
+        diagnostics.push({ level: 'warning', code: 'no_transcript', message: `no embedded subtitle track and no sidecar subtitles; speech recognition ${opts.asrMissing ?? 'is not available'}` });
+      }
       await sources.update({
         ...current,
         status: 'ready',
