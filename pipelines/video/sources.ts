@@ -4,7 +4,7 @@ import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { BlobStore } from '../../infra/blobs/types.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
 import type { SourceReader, SourceRecord } from '../../domain/video/source.js';
-import { afterCursor, decodeCursor, pageOf } from './page-cursor.js';
+import { pageOfRecords } from './page-cursor.js';
 
 /**
  * Long-form sources: the media under `sources/<id>/media`, a sidecar subtitle file under
@@ -102,16 +102,7 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
       await write({ ...record, updatedAt: new Date(now()).toISOString() }, false);
     },
     async list(orgId: string, limit: number, cursor?: string): Promise<{ items: SourceRecord[]; nextCursor: string | null } | undefined> {
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      if (cursor !== undefined && !after) return undefined;
-      const rows = await (
-        await analytics.query({
-          query: `SELECT record FROM video_sources FINAL WHERE org_id = {org:String} AND deleted = 0${after ? afterCursor('source_id') : ''} ORDER BY created_at DESC, source_id DESC LIMIT {limit:UInt32}`,
-          query_params: { org: orgId, at: after?.at ?? 0, id: after?.id ?? '', limit: limit + 1 },
-          format: 'JSONEachRow',
-        })
-      ).json<{ record: string }>();
-      return pageOf(rows.map((r) => JSON.parse(r.record) as SourceRecord), limit, (s) => [s.createdAt, s.id]);
+      return pageOfRecords<SourceRecord>(analytics, 'video_sources', 'source_id', orgId, limit, cursor, (s) => [s.createdAt, s.id]);
     },
     /** Deletes the organization's source with every derived record and blob; false when it has none of that id. */
     async remove(orgId: string, id: string): Promise<boolean> {
