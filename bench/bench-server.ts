@@ -8,13 +8,14 @@ import { fileURLToPath } from 'node:url';
  * logs), so the load generator and the server do not share an event loop; the child prints
  * `URL <base>` once it serves. It runs with the node options of `npm start` (package.json's start
  * script, `tsx <options> main.ts`), so a bench measures the process users run; WEIR_BENCH_NODE_ARGS
- * adds more, e.g. `--cpu-prof`. Answers that base URL and the child.
+ * adds more, e.g. `--cpu-prof`. With `ipc`, the child has an IPC channel (`process.send`) to the
+ * parent. Answers that base URL and the child.
  */
-export async function spawnBenchServer(moduleUrl: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; child: ChildProcess }> {
+export async function spawnBenchServer(moduleUrl: string, env: Record<string, string>, nodeArgs: string[] = [], options: { ipc?: boolean } = {}): Promise<{ url: string; child: ChildProcess }> {
   const extra = process.env.WEIR_BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...startNodeOptions(), ...extra, ...nodeArgs, '--import', 'tsx', fileURLToPath(moduleUrl)], {
     env: { ...process.env, WEIR_BENCH_SERVER: '1', PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: options.ipc ? ['ignore', 'pipe', 'inherit', 'ipc'] : ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {

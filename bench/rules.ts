@@ -11,7 +11,7 @@ import './scratch.js';
 import { spawnBenchServer } from './bench-server.js';
 import http from 'node:http';
 import { once } from 'node:events';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,9 +30,9 @@ import type { CounterReader } from '../pipelines/ports.js';
 import { countersService, createCounterReader } from '../services/counters.js';
 import { rulesService } from '../services/rules.js';
 import { bucketQuantiles, buckets } from './histogram.js';
+import { cpuMs } from './proc-cpu.js';
+import { ACCOUNT_ROWS, ACCOUNTS_TABLE, ENTITIES, RULE_BODIES, setupRulesWorkload, transaction } from './rules-workload.js';
 
-const RULES = 50;
-const ENTITIES = 1_000;
 const RATE = 500;
 const OPEN_LOOP_SECONDS = 20;
 /** One stall of 100 ms delays some 50 requests, a p99 of one run moves with it: each configuration runs this many. */
@@ -69,63 +69,6 @@ interface Figures {
 // WEIR_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server there.
 const startServer = (env: Record<string, string>) =>
   spawnBenchServer(import.meta.url, { ...env, RATE_LIMIT_PER_MINUTE: '100000000' }, process.env.WEIR_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WEIR_BENCH_PROFILE}`] : []);
-
-async function call(url: string, method: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-async function setup(base: string, org: string, key: string): Promise<void> {
-  const h = { 'x-api-key': key, 'x-org-id': org };
-  const must = async (what: string, p: Promise<{ status: number; body: unknown }>) => {
-    const r = await p;
-    if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-  };
-  await must('counters', call(`${base}/v1/counters/${org}`, 'PUT', {
-    counters: [
-      { name: 'logins_1h', event_type: 'login', aggregate: 'count', window: { amount: 1, unit: 'hours' } },
-      { name: 'amount_24h', event_type: 'payment', aggregate: 'sum', window: { amount: 24, unit: 'hours' } },
-    ],
-  }, h));
-  const now = Date.now();
-  const events = Array.from({ length: ENTITIES * 2 }, (_, i) => ({
-    event_id: `ev-${i}`,
-    entity_id: `acct-${i % ENTITIES}`,
-    event_type: i % 2 === 0 ? 'login' : 'payment',
-    occurred_at: new Date(now - (i % 50) * 60_000).toISOString(),
-    value: (i % 7) * 100,
-  }));
-  for (let i = 0; i < events.length; i += 500) await must('events', call(`${base}/v1/events/${org}/batch`, 'POST', { events: events.slice(i, i + 500) }, h));
-  await must('table', call(`${base}/tables/${org}`, 'POST', {
-    tableName: 'accounts',
-    columns: [{ name: 'tier', type: 'string' }, { name: 'limit_amount', type: 'number' }, { name: 'frozen', type: 'boolean' }],
-    optimization: { status: 'disabled' },
-  }, h));
-  await must('rows', call(`${base}/tables/${org}/accounts/data`, 'PUT', ACCOUNT_ROWS, h));
-  for (const r of RULE_BODIES) await must('rule', call(`${base}/rules/${org}`, 'POST', r, h));
-}
-
-const TIERS = ['gold', 'silver', 'bronze'];
-const ACCOUNTS_TABLE = {
-  tableName: 'accounts',
-  columns: [{ name: 'tier', type: 'string' }, { name: 'limit_amount', type: 'number' }, { name: 'frozen', type: 'boolean' }],
-  optimization: { status: 'disabled' },
-};
-const ACCOUNT_ROWS = Array.from({ length: ENTITIES }, (_, i) => ({ id: `acct-${i}`, tier: TIERS[i % 3], limit_amount: (i % 20) * 100, frozen: i % 11 === 0 }));
-const RULE_BODIES = Array.from({ length: RULES }, (_, i) => ({
-  name: `rule ${i}`,
-  description: 'benchmark rule: amount, counters and a lookup',
-  threshold: 2,
-  useAi: false,
-  active: true,
-  evaluations: [
-    { name: 'amount', expression: `amount > ${100 * (i % 10)} AND currency IN ('NGN', 'USD')`, weight: 1 },
-    { name: 'velocity', expression: `entity_counters.logins_1h >= ${i % 4} OR entity_counters.amount_24h > ${i * 50}`, weight: 1 },
-    { name: 'account', expression: `accounts.tier = '${TIERS[i % 3]}' AND amount > accounts.limit_amount * 0.5 AND NOT accounts.frozen`, weight: 1 },
-  ],
-  actions: [{ type: 'flag', description: 'review' }],
-}));
 
 /**
  * The engine alone: engine.decide in process (no HTTP, no log), same rules and lookup table, with
@@ -193,26 +136,7 @@ function postTransaction(base: string, org: string, key: string, body: unknown):
   });
 }
 
-/** User plus system CPU time so far of a process, or of one of its threads, ms (Linux /proc; ticks of 10 ms). */
-async function cpuMs(pid: number, thread?: number): Promise<number> {
-  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-  const fields = (await readFile(file, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-
-function transaction(i: number) {
-  return {
-    transaction_id: `bench-${i}-${Math.random().toString(36).slice(2, 8)}`,
-    entity_id: `acct-${Math.floor(Math.random() * ENTITIES)}`,
-    amount: Math.round(Math.random() * 2000 * 100) / 100,
-    currency: i % 3 === 0 ? 'USD' : 'NGN',
-    transaction_date: '2024-03-01',
-    transaction_time: '14:05:00',
-    transaction_type: 'transfer',
-  };
-}
 
 /** One open-loop run: request i is due at start + i / RATE, whatever happened before it; latencies sorted. */
 async function openLoop(post: (i: number) => Promise<number>): Promise<{ latencies: number[]; failed: number; triggered: number; ms: number }> {
@@ -246,8 +170,8 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
   const key = `key_${org}`;
   const { url, child } = await startServer({ ...env, API_KEYS: `${org}:${key}` });
   try {
-    await setup(url, org, key);
-    const post = (i: number) => postTransaction(url, org, key, transaction(i));
+    await setupRulesWorkload(url, org, key);
+    const post = (i: number) => postTransaction(url, org, key, transaction(i, org));
     for (let i = 0; i < 500; i++) await post(i); // warm-up: JIT, mirrors, contexts
 
     const scrape = () => Promise.all([buckets(url, 'weir_rules_decide_seconds'), buckets(url, 'weir_rules_publish_seconds')]);

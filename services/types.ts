@@ -8,7 +8,7 @@ import type { PartHealth } from '../infra/health.js';
 import type { Stoppable } from '../infra/lifecycle.js';
 
 /** Process roles (CONTRACTS.md section 1): each pipeline and worker pool scales on its own. */
-export const ROLES = ['all', 'api', 'counters', 'transactions', 'screening', 'risk', 'render', 'webhooks'] as const;
+export const ROLES = ['all', 'api', 'counters', 'transactions', 'screening', 'risk', 'render', 'preprocess', 'webhooks'] as const;
 export type Role = (typeof ROLES)[number];
 export type WorkerRole = Exclude<Role, 'all' | 'api'>;
 

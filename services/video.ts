@@ -11,8 +11,11 @@ import { startStatusRecorder } from '../pipelines/video/status-recorder.js';
 import { createTemplateStore, templateStoreMigration } from '../pipelines/video/template-store.js';
 import { createDocumentStore, documentStoreMigration } from '../pipelines/video/document-store.js';
 import { createDocuments, type Documents } from '../pipelines/video/documents.js';
+import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pipelines/video/sources.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
+import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
+import { pocketsphinxInstalled, pocketsphinxRecogniser } from '../pipelines/video/pocketsphinx.js';
 
 export interface VideoParts {
   jobs: RenderJobs;
@@ -20,6 +23,7 @@ export interface VideoParts {
   assets: AssetStore;
   store: JobStore;
   documents: Documents;
+  sources: SourceStore;
 }
 
 /** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
@@ -32,7 +36,8 @@ export function videoParts(platform: Platform): VideoParts {
     const assets = createAssetStore(platform.blobs, platform.analytics, () => platform.clock.now());
     const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
     const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
-    p = { jobs, templates, assets, store, documents };
+    const sources = createSourceStore(platform.blobs, platform.analytics, () => platform.clock.now());
+    p = { jobs, templates, assets, store, documents, sources };
     parts.set(platform, p);
   }
   return p;
@@ -43,16 +48,24 @@ export function videoParts(platform: Platform): VideoParts {
  * in `video_document_versions`, annotations, edit locks as window-store holds), and credentials
  * (database principals in `video_principals`, bearer tokens, OAuth, the MCP transport). Renders are
  * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
- * report on `<topic>.status`, which every process serving HTTP records in its job store.
+ * report on `<topic>.status`, which every process serving HTTP records in its job store. Sources are
+ * preprocessed by jobs on `sources.preprocess`, taken by the preprocess worker pool (role `preprocess`).
  */
 /** ffmpeg threads per render: RENDER_THREADS, else half the cores where HTTP is served too (its requests keep the rest), else every core (0). */
 export const renderThreads = (configured: number | undefined, role: Role, cores = os.availableParallelism()): number =>
   configured ?? (servesHttp(role) ? Math.max(1, Math.floor(cores / 2)) : 0);
 
+/** VIDEO_ASR as the preprocess workers' recogniser, or why there is none. */
+function speechRecognition(setting: 'off' | 'pocketsphinx' | undefined) {
+  if (setting === 'off') return { asrMissing: 'is off (VIDEO_ASR=off)' };
+  if (!pocketsphinxInstalled()) return { asrMissing: 'is unavailable: pocketsphinx_continuous is not installed' };
+  return { recogniser: pocketsphinxRecogniser() };
+}
+
 export const videoService: ServiceModule = {
   name: 'video',
-  topics: renderTopics(DEFAULT_RENDER_TOPIC),
-  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration, documentStoreMigration],
+  topics: [...renderTopics(DEFAULT_RENDER_TOPIC), ...preprocessTopics],
+  migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration, documentStoreMigration, sourceStoreMigration],
   async create({ platform, keys, role }) {
     const config = platform.config;
     if (config.RENDER_TOPIC !== DEFAULT_RENDER_TOPIC) await platform.bus.ensureTopics(renderTopics(config.RENDER_TOPIC));
@@ -73,6 +86,11 @@ export const videoService: ServiceModule = {
               stallMs: config.RENDER_STALL_SECONDS * 1000,
               encode: { preset: config.RENDER_PRESET, crf: config.RENDER_CRF, threads: renderThreads(config.RENDER_THREADS, role) },
             }),
+        },
+        {
+          role: 'preprocess',
+          name: 'video.preprocess',
+          start: () => startPreprocessWorker({ platform, sources: p.sources, concurrency: config.PREPROCESS_CONCURRENCY, speechParts: os.availableParallelism(), ...speechRecognition(config.VIDEO_ASR) }),
         },
       ],
       close: async () => recorder?.stop(),

@@ -195,7 +195,7 @@ describe('fuzz: random URL settings on the analytics interface', () => {
 });
 
 /** Every route that reads multipart/form-data; the first test checks the served documents name no other. */
-const MULTIPART_ROUTES = ['/api/assets', '/api/compile/file', '/api/render/file'];
+const MULTIPART_ROUTES = ['/api/assets', '/api/compile/file', '/api/render/file', '/api/sources/upload'];
 const MULTIPART_RUNS = 300;
 
 /** One part of a multipart body: any field name, filename, type and content, sometimes malformed. */

@@ -4,6 +4,7 @@ import type { AssetStore } from '../../pipelines/video/assets.js';
 import type { JobStore } from '../../pipelines/video/job-store.js';
 import type { RenderJobs, Templates } from '../../pipelines/video/ports.js';
 import type { Documents } from '../../pipelines/video/documents.js';
+import type { SourceStore } from '../../pipelines/video/sources.js';
 
 /** What the video routes need; services/video.ts builds it. */
 export interface VideoApiDeps {
@@ -15,4 +16,5 @@ export interface VideoApiDeps {
   /** Queue depth and workers (GET /api/queue). */
   store: JobStore;
   documents: Documents;
+  sources: SourceStore;
 }

@@ -9,6 +9,7 @@ import { renderRoutes } from './render.js';
 import type { VideoRoute } from './route.js';
 import { templateRoutes } from './templates.js';
 import { documentRoutes } from './documents.js';
+import { sourceRoutes } from './sources.js';
 import { videoAuth, type VideoAuth } from './auth/index.js';
 import { principalRoutes } from './auth/principal-routes.js';
 import { oauthRoutes } from './auth/oauth-routes.js';
@@ -27,6 +28,7 @@ const areas: ((deps: VideoApiDeps, auth: VideoAuth) => VideoRoute[])[] = [
   templateRoutes,
   documentRoutes,
   assetRoutes,
+  sourceRoutes,
   (_deps, auth) => principalRoutes(auth),
   (_deps, auth) => oauthRoutes(auth),
   (deps) => mcpRoutes(agentTools(deps)),

@@ -11,20 +11,30 @@ import { parseOr400 } from '../http/validate.js';
  * `maxBytes` with 413 before the rest is read.
  */
 export async function readUpload(req: Request, res: Response, maxBytes: number): Promise<Express.Multer.File> {
+  return (await readUploadFiles(req, res, maxBytes, [])).file;
+}
+
+/** Like readUpload, with optional further file fields `optional` (each at most one file of `maxBytes`). */
+export async function readUploadFiles<K extends string>(req: Request, res: Response, maxBytes: number, optional: K[]): Promise<{ file: Express.Multer.File } & Partial<Record<K, Express.Multer.File>>> {
   if (!req.is('multipart/form-data')) throw new HttpError(415, 'unsupported_media_type', 'send multipart/form-data with the file in the field `file`');
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: 1, fields: 10 } }).single('file');
+  const names = ['file', ...optional];
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: names.length, fields: 10 } }).fields(names.map((name) => ({ name, maxCount: 1 })));
   await new Promise<void>((resolve, reject) =>
     upload(req, res, (err: unknown) => {
       if (!err) return resolve();
       if (err instanceof multer.MulterError) {
-        if (err.code === 'LIMIT_FILE_SIZE') return reject(new HttpError(413, 'payload_too_large', `the file is larger than the limit of ${maxBytes} bytes`));
-        return reject(badRequest(err.code === 'LIMIT_UNEXPECTED_FILE' ? `unexpected file field ${JSON.stringify(err.field)}; send the file in the field \`file\`` : `malformed upload: ${err.message}`));
+        if (err.code === 'LIMIT_FILE_SIZE') return reject(new HttpError(413, 'payload_too_large', `the file ${JSON.stringify(err.field)} is larger than the limit of ${maxBytes} bytes`));
+        return reject(badRequest(err.code === 'LIMIT_UNEXPECTED_FILE' ? `unexpected file field ${JSON.stringify(err.field)}; send the file in the field \`file\`${optional.length ? ` (optional: ${optional.join(', ')})` : ''}` : `malformed upload: ${err.message}`));
       }
       reject(badRequest(`malformed multipart body: ${(err as Error).message}`));
     }),
   );
-  if (!req.file) throw badRequest('no file: send it in the multipart field `file`');
-  return req.file;
+  const files = (req.files ?? {}) as Record<string, Express.Multer.File[] | undefined>;
+  const file = files.file?.[0];
+  if (!file) throw badRequest('no file: send it in the multipart field `file`');
+  const found: Partial<Record<K, Express.Multer.File>> = {};
+  for (const name of optional) if (files[name]?.[0]) found[name] = files[name][0];
+  return { file, ...found };
 }
 
 /** Bytes a script file may have: its character limit at four UTF-8 bytes each. */

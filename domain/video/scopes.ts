@@ -11,6 +11,8 @@ export const VIDEO_SCOPES = [
   'assets:write',
   'documents:read',
   'documents:write',
+  'sources:read',
+  'sources:write',
   /** Listing, creating, changing and disabling principals (never beyond the caller's own scopes). */
   'principals:admin',
 ] as const;

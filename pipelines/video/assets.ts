@@ -3,7 +3,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { BlobStore } from '../../infra/blobs/types.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
-import { afterCursor, decodeCursor, pageOf } from './page-cursor.js';
+import { pageOfRecords } from './page-cursor.js';
 
 /**
  * Assets in the blob store: the bytes under `assets/<id>`, what they are under `asset-meta/<id>.json`
@@ -104,16 +104,7 @@ export function createAssetStore(blobs: BlobStore, analytics: Analytics, now: ()
     meta,
     /** The organization's assets, newest first, `limit` a page; undefined for a cursor this store did not make. */
     async list(orgId: string, limit: number, cursor?: string): Promise<{ items: AssetRecord[]; nextCursor: string | null } | undefined> {
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      if (cursor !== undefined && !after) return undefined;
-      const rows = await (
-        await analytics.query({
-          query: `SELECT record FROM video_assets FINAL WHERE org_id = {org:String} AND deleted = 0${after ? afterCursor('asset_id') : ''} ORDER BY created_at DESC, asset_id DESC LIMIT {limit:UInt32}`,
-          query_params: { org: orgId, at: after?.at ?? 0, id: after?.id ?? '', limit: limit + 1 },
-          format: 'JSONEachRow',
-        })
-      ).json<{ record: string }>();
-      return pageOf(rows.map((r) => JSON.parse(r.record) as AssetRecord), limit, (a) => [a.createdAt, a.assetId]);
+      return pageOfRecords<AssetRecord>(analytics, 'video_assets', 'asset_id', orgId, limit, cursor, (a) => [a.createdAt, a.assetId]);
     },
     /** Deletes an asset of `orgId`, its bytes too; false when the organization has no asset of that id. */
     async remove(orgId: string, assetId: string): Promise<boolean> {

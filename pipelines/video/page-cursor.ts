@@ -1,3 +1,5 @@
+import type { Analytics } from '../../infra/analytics/types.js';
+
 /**
  * Cursors of the video lists (render jobs, assets), newest first: a cursor names the last item of
  * a page by its creation time and id, so a page never repeats or skips an item when newer ones
@@ -23,4 +25,21 @@ export const afterCursor = (idColumn: string) => ` AND (created_at, ${idColumn})
 export function pageOf<T>(rows: T[], limit: number, position: (item: T) => [createdAt: string, id: string]): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);
   return { items, nextCursor: rows.length > limit ? encodeCursor(...position(items.at(-1)!)) : null };
+}
+
+/**
+ * A page of an organization's JSON records from a ReplacingMergeTree index table (columns org_id,
+ * `<idColumn>`, record, deleted, created_at), newest first; undefined for a cursor this service did not make.
+ */
+export async function pageOfRecords<T>(analytics: Analytics, table: string, idColumn: string, orgId: string, limit: number, cursor: string | undefined, position: (item: T) => [createdAt: string, id: string]): Promise<{ items: T[]; nextCursor: string | null } | undefined> {
+  const after = cursor === undefined ? undefined : decodeCursor(cursor);
+  if (cursor !== undefined && !after) return undefined;
+  const rows = await (
+    await analytics.query({
+      query: `SELECT record FROM ${table} FINAL WHERE org_id = {org:String} AND deleted = 0${after ? afterCursor(idColumn) : ''} ORDER BY created_at DESC, ${idColumn} DESC LIMIT {limit:UInt32}`,
+      query_params: { org: orgId, at: after?.at ?? 0, id: after?.id ?? '', limit: limit + 1 },
+      format: 'JSONEachRow',
+    })
+  ).json<{ record: string }>();
+  return pageOf(rows.map((r) => JSON.parse(r.record) as T), limit, position);
 }

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../../domain/video/diagnostics.js';
 import type { BoundBreach } from '../../domain/video/render-bounds.js';
 import type { Template, VariableIssue } from '../../domain/video/template.js';
 import type { ThemeName } from '../../domain/video/themes.js';
+import type { TranscriptChunk } from '../../domain/video/source.js';
 
 /**
  * What the video service's callers (HTTP routes, the MCP tools) use of rendering and templates.
@@ -90,4 +91,11 @@ export interface Templates {
   put(orgId: string, template: Template): Promise<Template>;
   /** false when there was none. */
   remove(orgId: string, name: string): Promise<boolean>;
+}
+
+/** Speech to timed text, for sources with neither a subtitle track nor sidecar subtitles. */
+export interface SpeechRecogniser {
+  name: string;
+  /** Chunks with word timings of the media `file`, the segments recognised side by side; times from the media's start. */
+  recognise(file: string, segments: { start: number; end: number }[]): Promise<TranscriptChunk[]>;
 }

@@ -38,7 +38,8 @@ export const outputKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${
 const outputMetaKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${jobId}.json`;
 export const videoUrlOf = (jobId: string) => `/api/video/${jobId}`;
 
-function semaphore(limit: number) {
+/** At most `limit` tasks at once; the rest wait their turn. */
+export function semaphore(limit: number) {
   let running = 0;
   const waiting: (() => void)[] = [];
   return async <T>(task: () => Promise<T>): Promise<T> => {

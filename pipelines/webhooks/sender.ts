@@ -32,7 +32,8 @@ export class DestinationRefused extends Error {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-function guardedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
+/** dns.lookup that refuses a name resolving to a non-public address (every outbound fetch of a user's address uses it). */
+export function guardedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '');
     const refused = addresses.find((a) => !isPublicAddress(a.address));
@@ -42,6 +43,12 @@ function guardedLookup(hostname: string, options: { all?: boolean; family?: numb
     if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
     callback(null, first.address, first.family);
   });
+}
+
+/** Why a URL naming a literal non-public address is refused (literal addresses never reach the resolver), or null. */
+export function refusedLiteral(target: URL): string | null {
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) !== 0 && !isPublicAddress(host) ? `destination refused: ${host} is a private, loopback or link-local address` : null;
 }
 
 /** A small counting semaphore per origin. */
@@ -101,11 +108,8 @@ export function createSender(opts: { timeoutMs: number; allowPrivate: boolean })
    */
   async function send(url: string, body: Buffer, headers: Record<string, string>, admit: () => boolean = () => true): Promise<SendResult | null> {
     const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    // Literal addresses never reach the resolver: judge them here.
-    if (!opts.allowPrivate && isIP(host) !== 0 && !isPublicAddress(host)) {
-      return { status: null, latencyMs: 0, error: `destination refused: ${host} is a private, loopback or link-local address`, responseBody: null, refused: true };
-    }
+    const literal = opts.allowPrivate ? null : refusedLiteral(target);
+    if (literal) return { status: null, latencyMs: 0, error: literal, responseBody: null, refused: true };
     return perOrigin(target.origin, async () => {
       if (!admit()) return null;
       const started = performance.now();

@@ -285,3 +285,72 @@ export const assetListSchema = z
       nextCursor: null,
     },
   });
+
+const time = z.number().min(0).meta({ description: 'Seconds from the start of the media' });
+const sourceId = 'src_3b9d0c1e2f4a5b6c7d8e9f0a1b2c3d4e';
+const sourceExample = {
+  id: sourceId,
+  name: 'Interview, take 2',
+  status: 'ready',
+  mimetype: 'video/mp4',
+  sizeBytes: 48_211_004,
+  durationSeconds: 612.4,
+  width: 1280,
+  height: 720,
+  mediaUrl: `https://video.example/sources/${sourceId}/media`,
+  hasSubtitles: false,
+  preprocess: { status: 'complete', progress: 1 },
+  transcript: [{ start: 0.42, end: 3.1, text: 'Welcome to the show.' }],
+  shots: [{ index: 0, start: 0, end: 12.48, thumbnailId: 'th_0a1b2c3d4e5f6071' }],
+  thumbnails: [{ id: 'th_0a1b2c3d4e5f6071', time: 6.24, url: `https://video.example/sources/${sourceId}/thumbnails/th_0a1b2c3d4e5f6071` }],
+  silences: [{ start: 3.1, end: 3.9 }],
+  loudness: { integratedLufs: -16.2, rangeLu: 5.1 },
+  diagnostics: [],
+  createdAt: '2026-11-26T08:00:00.000Z',
+  updatedAt: '2026-11-26T08:03:10.000Z',
+};
+
+export const sourceSchema = z
+  .object({
+    id: z.string().meta({ description: 'src_…' }),
+    name: z.string(),
+    status: z.enum(['registered', 'preprocessing', 'ready', 'failed']),
+    mimetype: z.string().meta({ description: 'Sniffed from the content' }),
+    sizeBytes: z.number().int(),
+    durationSeconds: z.number().nullable().meta({ description: 'null until preprocessed' }),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    mediaUrl: z.string().meta({ description: 'Public address with HTTP ranges: GET /sources/{id}/media' }),
+    hasSubtitles: z.boolean().meta({ description: 'A sidecar SRT/VTT came with the upload' }),
+    preprocess: z.object({ status: z.enum(['none', 'queued', 'running', 'complete', 'failed']), progress: z.number().min(0).max(1), jobId: z.string().optional() }),
+    transcript: z.array(
+      z.object({ start: time, end: time, text: z.string(), words: z.array(z.object({ start: time, end: time, word: z.string() })).optional() }),
+    ),
+    shots: z.array(z.object({ index: z.number().int(), start: time, end: time, thumbnailId: z.string() })),
+    thumbnails: z.array(z.object({ id: z.string(), time, url: z.string().meta({ description: 'Public address: GET /sources/{id}/thumbnails/{thumbId}' }) })),
+    silences: z.array(z.object({ start: time, end: time })),
+    loudness: z.object({ integratedLufs: z.number(), rangeLu: z.number(), truePeakDbfs: z.number().optional() }).optional(),
+    diagnostics: z.array(z.object({ level: z.enum(['error', 'warning', 'info']), code: z.string(), message: z.string() })).meta({ description: 'What preprocessing could not do' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Source', example: sourceExample });
+
+export const sourceListSchema = z.object({ sources: z.array(sourceSchema).meta({ description: 'Newest first' }), nextCursor }).meta({ id: 'SourceList', example: { sources: [sourceExample], nextCursor: null } });
+
+export const sourceRegisterSchema = z
+  .union([
+    z.strictObject({ name: z.string().trim().min(1).max(200), assetId: z.string().min(1).max(100).meta({ description: 'An asset of the organization (POST /api/assets), copied' }) }),
+    z.strictObject({ name: z.string().trim().min(1).max(200), url: z.string().min(1).max(2048).meta({ description: 'An http(s) address fetched once; private addresses refused' }) }),
+  ])
+  .meta({ id: 'SourceRegister', example: { name: 'Keynote', url: 'https://media.example/keynote.mp4' } });
+
+export const sourceUploadFieldsSchema = z.object({ name: z.string().trim().min(1).max(200).optional() });
+
+export const preprocessStateSchema = z
+  .object({
+    status: z.enum(['queued', 'running', 'complete', 'failed']),
+    progress: z.number().min(0).max(1),
+    diagnostics: sourceSchema.shape.diagnostics,
+  })
+  .meta({ id: 'PreprocessState', example: { status: 'running', progress: 0.4, diagnostics: [] } });

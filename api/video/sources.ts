@@ -1,0 +1,203 @@
+import type { Readable } from 'node:stream';
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { SourceRecord } from '../../domain/video/source.js';
+import { RemoteMediaError, fetchRemoteMedia } from '../../pipelines/video/remote-media.js';
+import { queuePreprocess } from '../../pipelines/video/preprocess-worker.js';
+import { SOURCE_TYPES, UnsupportedSourceError } from '../../pipelines/video/sources.js';
+import { randomBytes } from 'node:crypto';
+import { preprocessStateSchema, sourceListSchema, sourceRegisterSchema, sourceSchema, sourceUploadFieldsSchema } from '../../schemas/http/video.js';
+import { HttpError, badRequest, notFound } from '../http/errors.js';
+import { parseOr400 } from '../http/validate.js';
+import type { VideoApiDeps } from './deps.js';
+import { authErrors, error } from './errors.js';
+import { pagedListRoute } from './paged-list.js';
+import type { VideoRoute } from './route.js';
+import { sendMedia } from './send-media.js';
+import { readUploadFiles } from './upload.js';
+
+const base = (req: Request) => `${req.protocol}://${req.get('host')}`;
+
+/** The record as the API answers it: public addresses added, the owner left out. */
+export function presentSource({ orgId: _org, ...s }: SourceRecord, req: Request) {
+  return {
+    ...s,
+    mediaUrl: `${base(req)}/sources/${s.id}/media`,
+    thumbnails: s.thumbnails.map((t) => ({ ...t, url: `${base(req)}/sources/${s.id}/thumbnails/${t.id}` })),
+  };
+}
+
+const byId = z.object({ id: z.string().meta({ description: 'The source id (src_…)' }) });
+const unsupported = (err: unknown) => {
+  if (err instanceof UnsupportedSourceError) throw new HttpError(415, 'unsupported_media_type', err.message);
+  throw err;
+};
+
+/** A sidecar subtitle file: UTF-8 text holding at least one SRT or WebVTT cue timing. */
+function checkSubtitles(file: Buffer): Buffer {
+  const text = file.toString('utf8');
+  if (text.includes('\uFFFD') || !/\d{2}:\d{2}[:.,\d]*\s*-->\s*\d/.test(text)) throw badRequest('subtitles: not an SRT or WebVTT file (UTF-8 text with cue timings such as 00:00:01,000 --> 00:00:02,500)');
+  return file;
+}
+
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Long-form sources: upload or register, list, read, delete (protected) and the public media addresses. */
+export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
+  const { sources, assets } = deps;
+  const config = deps.platform.config;
+  const max = config.SOURCE_MAX_BYTES;
+  const created = { description: 'Stored', schema: sourceSchema };
+  return [
+    {
+      method: 'post',
+      path: '/api/sources/upload',
+      summary: 'Upload a source (video or audio), optionally with its subtitles',
+      description: `multipart/form-data: the media in the field \`file\` (at most SOURCE_MAX_BYTES, default 512 MiB), an optional \`name\` field (default: the file name) and an optional \`subtitles\` file (SRT or WebVTT) that preprocessing takes as the transcript when the media has no subtitle track. The type is sniffed from the content; accepted: ${SOURCE_TYPES.join(', ')}.`,
+      scope: 'sources:write',
+      responses: { 201: created, 400: error('No file, a malformed body, a bad name or subtitles that are not SRT/WebVTT'), ...authErrors, 413: error('A file is over SOURCE_MAX_BYTES'), 415: error('Not multipart/form-data, or content that is not audio or video') },
+      handle: async (req, res) => {
+        const files = await readUploadFiles(req, res, max, ['subtitles']);
+        const fields = parseOr400(sourceUploadFieldsSchema, req.body ?? {}, 'form fields');
+        const subtitles = files.subtitles ? checkSubtitles(files.subtitles.buffer) : undefined;
+        const name = fields.name ?? (files.file.originalname || 'source');
+        const record = await sources.create(req.principal!.orgId, name, files.file.buffer, subtitles).catch(unsupported);
+        res.status(201).json(presentSource(record, req));
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/sources',
+      summary: "Register a source from one of the organization's assets or from an address",
+      description:
+        '`{name, assetId}` copies an audio or video asset; `{name, url}` fetches the address once (http or https, no redirects, at most SOURCE_MAX_BYTES within SOURCE_FETCH_TIMEOUT_MS; addresses resolving to loopback, private or link-local networks are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true).',
+      scope: 'sources:write',
+      body: { schema: sourceRegisterSchema },
+      responses: { 201: created, 400: error('A bad body, an unusable url or a fetch that failed, naming why'), ...authErrors, 404: error('No asset of that id in the organization'), 413: error('The media is over SOURCE_MAX_BYTES'), 415: error('Content that is not audio or video') },
+      handle: async (req, res) => {
+        const body = parseOr400(sourceRegisterSchema, req.body, 'source');
+        const orgId = req.principal!.orgId;
+        let content: Buffer;
+        if ('assetId' in body) {
+          const meta = await assets.meta(body.assetId);
+          const found = meta?.orgId === orgId ? await assets.open(body.assetId) : null;
+          if (!found) throw notFound(`assetId: the organization has no asset ${body.assetId}`);
+          content = await readAll(found.body);
+        } else {
+          try {
+            content = await fetchRemoteMedia(body.url, { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: max, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+          } catch (err) {
+            if (!(err instanceof RemoteMediaError)) throw err;
+            throw /over the limit/.test(err.message) ? new HttpError(413, 'payload_too_large', err.message) : badRequest(err.message);
+          }
+        }
+        const record = await sources.create(orgId, body.name, content).catch(unsupported);
+        res.status(201).json(presentSource(record, req));
+      },
+    },
+    pagedListRoute({ path: '/api/sources', what: 'sources', scope: 'sources:read', field: 'sources', schema: sourceListSchema, list: (org, limit, cursor) => sources.list(org, limit, cursor), present: presentSource }),
+    {
+      method: 'get',
+      path: '/api/sources/:id',
+      summary: 'A source with everything preprocessing derived',
+      scope: 'sources:read',
+      params: byId,
+      responses: { 200: { description: 'The source', schema: sourceSchema }, ...authErrors, 404: error('No source of that id in the organization') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        const record = await sources.get(req.principal!.orgId, id);
+        if (!record) throw notFound(`the organization has no source ${id}`);
+        res.json(presentSource(record, req));
+      },
+    },
+    {
+      method: 'delete',
+      path: '/api/sources/:id',
+      summary: 'Delete a source with its media, subtitles, thumbnails and derived records',
+      scope: 'sources:write',
+      params: byId,
+      responses: { 204: { description: 'Deleted' }, ...authErrors, 404: error('No source of that id in the organization') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        if (!(await sources.remove(req.principal!.orgId, id))) throw notFound(`the organization has no source ${id}`);
+        res.status(204).end();
+      },
+    },
+    {
+      method: 'post',
+      path: '/api/sources/:id/preprocess',
+      summary: 'Queue preprocessing: metadata, shots with thumbnails, loudness, silences, transcript',
+      description:
+        'A job on the `sources.preprocess` topic, run by the preprocess workers. While a job is queued or running, another call answers that job again (a retry queues nothing new); after it ends, a call preprocesses anew. The transcript comes from an embedded subtitle track, else from the sidecar subtitles of the upload; what could not be found is a diagnostic.',
+      scope: 'sources:write',
+      params: byId,
+      responses: { 202: { description: 'Queued (or already queued or running)', schema: preprocessStateSchema }, ...authErrors, 404: error('No source of that id in the organization') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        const orgId = req.principal!.orgId;
+        const record = await sources.get(orgId, id);
+        if (!record) throw notFound(`the organization has no source ${id}`);
+        const { status, progress } = record.preprocess;
+        if (status === 'queued' || status === 'running') return void res.status(202).json({ status, progress, diagnostics: record.diagnostics });
+        const jobId = `pre_${randomBytes(12).toString('hex')}`;
+        // The record names the job before it is queued: a worker finding another job id skips its message.
+        await sources.update({ ...record, status: 'preprocessing', preprocess: { status: 'queued', progress: 0, jobId }, diagnostics: [] });
+        await queuePreprocess(deps.platform, { jobId, orgId, sourceId: id });
+        res.status(202).json({ status: 'queued', progress: 0, diagnostics: [] });
+      },
+    },
+    {
+      method: 'get',
+      path: '/api/sources/:id/preprocess',
+      summary: "The source's preprocessing: status, progress, diagnostics",
+      scope: 'sources:read',
+      params: byId,
+      responses: { 200: { description: 'The latest job', schema: preprocessStateSchema }, ...authErrors, 404: error('No source of that id in the organization, or never preprocessed') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        const record = await sources.get(req.principal!.orgId, id);
+        if (!record) throw notFound(`the organization has no source ${id}`);
+        const { status, progress } = record.preprocess;
+        if (status === 'none') throw notFound(`source ${id} was never preprocessed: POST /api/sources/${id}/preprocess`);
+        res.json({ status, progress, diagnostics: record.diagnostics });
+      },
+    },
+    {
+      method: 'get',
+      path: '/sources/:id/media',
+      summary: "A source's media (public; HTTP range requests supported)",
+      authenticated: false,
+      params: byId,
+      responses: { 200: { description: 'The media, with its sniffed type' }, 206: { description: 'The requested byte range' }, 404: error('No such source'), 416: error('The range lies outside the file') },
+      handle: async (req, res) => {
+        const id = String(req.params.id);
+        const missing = () => notFound(`no source ${id}`);
+        const record = await sources.byId(id);
+        if (!record) throw missing();
+        res.set('X-Content-Type-Options', 'nosniff');
+        await sendMedia(req, res, record.sizeBytes, record.mimetype, (range) => sources.openMedia(id, range), missing);
+      },
+    },
+    {
+      method: 'get',
+      path: '/sources/:id/thumbnails/:thumbId',
+      summary: "A shot's thumbnail, JPEG (public; HTTP range requests supported)",
+      authenticated: false,
+      params: byId.extend({ thumbId: z.string().meta({ description: 'th_…, from the source record' }) }),
+      responses: { 200: { description: 'The JPEG' }, 206: { description: 'The requested byte range' }, 404: error('No such source or thumbnail'), 416: error('The range lies outside the file') },
+      handle: async (req, res) => {
+        const [id, thumbId] = [String(req.params.id), String(req.params.thumbId)];
+        const missing = () => notFound(`no thumbnail ${thumbId} of source ${id}`);
+        const whole = await sources.openThumbnail(id, thumbId);
+        if (!whole) throw missing();
+        whole.body.destroy();
+        res.set('X-Content-Type-Options', 'nosniff');
+        await sendMedia(req, res, whole.sizeBytes, 'image/jpeg', (range) => sources.openThumbnail(id, thumbId, range), missing);
+      },
+    },
+  ];
+}

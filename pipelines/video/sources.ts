@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Analytics, Migration } from '../../infra/analytics/types.js';
+import type { BlobStore } from '../../infra/blobs/types.js';
+import { clickhouseDateTime } from '../../domain/rules/values.js';
+import type { SourceReader, SourceRecord } from '../../domain/video/source.js';
+import { pageOfRecords } from './page-cursor.js';
+
+/**
+ * Long-form sources: the media under `sources/<id>/media`, a sidecar subtitle file under
+ * `sources/<id>/subtitles`, thumbnails under `sources/<id>/thumbnails/<thumbId>`; the record (with
+ * everything preprocessing derived) in ClickHouse, one row per version, a deletion a tombstone.
+ * The type is sniffed from the content; only audio and video are taken.
+ */
+
+export const sourceStoreMigration: Migration = {
+  id: 'video-sources-001',
+  statements: [
+    `CREATE TABLE IF NOT EXISTS video_sources (
+      org_id String,
+      source_id String,
+      record String,
+      deleted UInt8,
+      created_at DateTime64(3, 'UTC'),
+      version UInt64
+    ) ENGINE = ReplacingMergeTree(version) ORDER BY (org_id, source_id)`,
+  ],
+};
+
+export const SOURCE_TYPES = ['video/mp4', 'video/quicktime', 'video/webm', 'video/x-matroska', 'audio/mpeg', 'audio/wav', 'audio/ogg', 'audio/x-m4a', 'audio/flac'];
+
+export class UnsupportedSourceError extends Error {}
+
+const SOURCE_ID = /^src_[0-9a-f]{32}$/;
+const THUMB_ID = /^th_[0-9a-f]{16}$/;
+export const sourceKeys = {
+  media: (id: string) => `sources/${id}/media`,
+  subtitles: (id: string) => `sources/${id}/subtitles`,
+  thumbnail: (id: string, thumbId: string) => `sources/${id}/thumbnails/${thumbId}`,
+};
+export const newThumbnailId = () => `th_${randomBytes(8).toString('hex')}`;
+
+export type SourceStore = ReturnType<typeof createSourceStore>;
+
+export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: () => number) {
+  let version = 0;
+  const nextVersion = () => (version = Math.max(version + 1, now() * 1000));
+  const write = (r: SourceRecord, deleted: boolean) =>
+    analytics.insert({
+      table: 'video_sources',
+      values: [{ org_id: r.orgId, source_id: r.id, record: JSON.stringify(r), deleted: deleted ? 1 : 0, created_at: clickhouseDateTime(Date.parse(r.createdAt)), version: nextVersion() }],
+      format: 'JSONEachRow',
+    });
+  async function read(where: string, params: Record<string, unknown>): Promise<SourceRecord | null> {
+    const rows = await (
+      await analytics.query({ query: `SELECT record FROM video_sources FINAL WHERE ${where} AND deleted = 0 LIMIT 1`, query_params: params, format: 'JSONEachRow' })
+    ).json<{ record: string }>();
+    return rows[0] ? (JSON.parse(rows[0].record) as SourceRecord) : null;
+  }
+  const get = (orgId: string, id: string) => (SOURCE_ID.test(id) ? read('org_id = {org:String} AND source_id = {id:String}', { org: orgId, id }) : Promise.resolve(null));
+  /** Any organization's source: only for the public media addresses, which name it by its unguessable id. */
+  const byId = (id: string) => (SOURCE_ID.test(id) ? read('source_id = {id:String}', { id }) : Promise.resolve(null));
+
+  return {
+    /** Stores new media; throws UnsupportedSourceError when the content is not audio or video of a taken type. */
+    async create(orgId: string, name: string, content: Buffer, subtitles?: Buffer): Promise<SourceRecord> {
+      const sniffed = await fileTypeFromBuffer(content);
+      if (!sniffed || !SOURCE_TYPES.includes(sniffed.mime)) {
+        throw new UnsupportedSourceError(`the content of ${JSON.stringify(name)} is ${sniffed ? sniffed.mime : 'of no recognised media type'}; accepted: ${SOURCE_TYPES.join(', ')}`);
+      }
+      const at = new Date(now()).toISOString();
+      const record: SourceRecord = {
+        id: `src_${randomBytes(16).toString('hex')}`,
+        orgId,
+        name,
+        status: 'registered',
+        mimetype: sniffed.mime,
+        sizeBytes: content.length,
+        durationSeconds: null,
+        width: null,
+        height: null,
+        hasSubtitles: subtitles !== undefined,
+        preprocess: { status: 'none', progress: 0 },
+        transcript: [],
+        shots: [],
+        thumbnails: [],
+        silences: [],
+        diagnostics: [],
+        createdAt: at,
+        updatedAt: at,
+      };
+      await blobs.put(sourceKeys.media(record.id), content, record.mimetype);
+      if (subtitles) await blobs.put(sourceKeys.subtitles(record.id), subtitles, 'text/plain');
+      // The record last: a source is there once its bytes are.
+      await write(record, false);
+      return record;
+    },
+    get,
+    byId,
+    /** Writes a new version of the record (preprocessing's progress and results). */
+    async update(record: SourceRecord): Promise<void> {
+      await write({ ...record, updatedAt: new Date(now()).toISOString() }, false);
+    },
+    async list(orgId: string, limit: number, cursor?: string): Promise<{ items: SourceRecord[]; nextCursor: string | null } | undefined> {
+      return pageOfRecords<SourceRecord>(analytics, 'video_sources', 'source_id', orgId, limit, cursor, (s) => [s.createdAt, s.id]);
+    },
+    /** Deletes the organization's source with every derived record and blob; false when it has none of that id. */
+    async remove(orgId: string, id: string): Promise<boolean> {
+      const record = await get(orgId, id);
+      if (!record) return false;
+      // The record first: once the tombstone is written no reader finds the source, and a crash leaves only unnamed bytes.
+      await write(record, true);
+      await Promise.all([
+        blobs.delete(sourceKeys.media(id)),
+        blobs.delete(sourceKeys.subtitles(id)),
+        ...record.thumbnails.map((t) => blobs.delete(sourceKeys.thumbnail(id, t.id))),
+      ]);
+      return true;
+    },
+    /** The media's bytes (optionally a range) with the record; null when there is no such source. */
+    async openMedia(id: string, range?: { start: number; end: number }) {
+      return (await byId(id)) ? blobs.get(sourceKeys.media(id), range) : null;
+    },
+    /** The sidecar subtitle file uploaded with the source, if any. */
+    openSubtitles: (id: string) => blobs.get(sourceKeys.subtitles(id)),
+    /** A thumbnail's bytes (optionally a range); null unless the source lists it. */
+    async openThumbnail(id: string, thumbId: string, range?: { start: number; end: number }) {
+      if (!THUMB_ID.test(thumbId)) return null;
+      const record = await byId(id);
+      if (!record?.thumbnails.some((t) => t.id === thumbId)) return null;
+      return blobs.get(sourceKeys.thumbnail(id, thumbId), range);
+    },
+  } satisfies SourceReader & Record<string, unknown>;
+}
