@@ -12,7 +12,8 @@ import { dlqTopic } from '../infra/bus/types.js';
 import { buildEdge } from '../api/app.js';
 import { KeyRing } from '../api/http/auth.js';
 import { services as allServices } from '../services/index.js';
-import { servesHttp, type Role, type ServiceInstance, type ServiceModule, type Stoppable } from '../services/types.js';
+import { servesHttp, type Role, type ServiceInstance, type ServiceModule } from '../services/types.js';
+import type { Stoppable } from '../infra/lifecycle.js';
 
 /** Longest a /health check waits for one part: a part slower than this is reported down. */
 const HEALTH_TIMEOUT_MS = 1000;

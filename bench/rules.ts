@@ -26,7 +26,7 @@ import { createDefinitions } from '../pipelines/rules/definitions.js';
 import { createEngine } from '../pipelines/rules/engine.js';
 import { rulesMigrations } from '../pipelines/rules/migrations.js';
 import { createTableData } from '../pipelines/rules/table-data.js';
-import type { CounterReader } from '../services/ports.js';
+import type { CounterReader } from '../pipelines/ports.js';
 import { countersService, createCounterReader } from '../services/counters.js';
 import { rulesService } from '../services/rules.js';
 import { bucketQuantiles, buckets } from './histogram.js';

@@ -1,5 +1,5 @@
 import type { Platform } from '../infra/platform.js';
-import type { CounterReader } from './ports.js';
+import type { CounterReader } from '../pipelines/ports.js';
 import type { ServiceModule } from './types.js';
 import { createCounterTable } from '../pipelines/counters/counter-table.js';
 import { columnOf, type CounterColumn } from '../domain/counters/compile.js';

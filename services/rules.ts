@@ -8,7 +8,7 @@ import { createEngine } from '../pipelines/rules/engine.js';
 import { rulesMigrations } from '../pipelines/rules/migrations.js';
 import { createTableData } from '../pipelines/rules/table-data.js';
 import { TRANSACTIONS_TOPIC } from '../pipelines/rules/transactions-topic.js';
-import type { CounterReader } from './ports.js';
+import type { CounterReader } from '../pipelines/ports.js';
 import type { ServiceModule } from './types.js';
 
 /** How stale another process's definition or lookup-row writes may be seen (local writes: at once). */

@@ -4,8 +4,8 @@ import type { Thresholds } from '../domain/screening/screen.js';
 import { SnapshotStore } from '../infra/sanctions/store.js';
 import { scheduleReload } from '../infra/sanctions/scheduler.js';
 import { screeningRouter } from '../api/screening/routes.js';
-import { OrgConfigStore } from '../api/screening/config-store.js';
-import { clickhouseIdempotencyStore, IDEMPOTENCY_TABLE } from '../api/screening/idempotency.js';
+import { OrgConfigStore } from '../pipelines/screening/config-store.js';
+import { clickhouseIdempotencyStore, IDEMPOTENCY_TABLE } from '../pipelines/screening/idempotency.js';
 import { startScreeningAuditStage } from '../pipelines/screening/audit-stage.js';
 import { SCREENINGS_TOPIC } from '../pipelines/screening/record.js';
 

@@ -5,18 +5,12 @@ import type { Migration } from '../infra/analytics/types.js';
 import type { KeyRing } from '../api/http/auth.js';
 import type { LaneRoute } from '../api/http/lane.js';
 import type { PartHealth } from '../infra/health.js';
+import type { Stoppable } from '../infra/lifecycle.js';
 
 /** Process roles (CONTRACTS.md section 1): each pipeline and worker pool scales on its own. */
 export const ROLES = ['all', 'api', 'counters', 'transactions', 'screening', 'risk', 'render', 'preprocess', 'webhooks'] as const;
 export type Role = (typeof ROLES)[number];
 export type WorkerRole = Exclude<Role, 'all' | 'api'>;
-
-export interface Stoppable {
-  /** Stops intake, drains work in flight, flushes state. */
-  stop(): Promise<void>;
-  /** Whether it still runs (a consumer that crashed is down); without it, it cannot fail on its own. */
-  health?(): PartHealth;
-}
 
 export interface ServiceContext {
   platform: Platform;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decisionKeyFile, decisionSigner, loadDecisionSigner } from '../pipelines/rules/decision-signing.js';
-import { DECISION_HEADER, RESULTS_HEADER, SIGNATURE_HEADER } from '../pipelines/rules/transactions-topic.js';
+import { DECISION_HEADER, RESULTS_HEADER, SIGNATURE_HEADER } from '../pipelines/rules/decision-headers.js';
 
 const dirs: string[] = [];
 afterAll(async () => {

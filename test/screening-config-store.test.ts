@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrgConfigStore } from '../api/screening/config-store.js';
+import { OrgConfigStore } from '../pipelines/screening/config-store.js';
 import { DEFAULT_RELATIONSHIP_SETTINGS } from '../domain/screening/screen.js';
 import type { Analytics } from '../infra/analytics/types.js';
 import { manualClock } from '../infra/clock.js';

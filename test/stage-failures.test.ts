@@ -12,7 +12,7 @@ import { createCodec } from '../infra/codec/index.js';
 import type { Platform } from '../infra/platform.js';
 import { handleIsolating, isTransient } from '../pipelines/handler-failures.js';
 import { startStage } from '../pipelines/stage.js';
-import type { Stoppable } from '../services/types.js';
+import type { Stoppable } from '../infra/lifecycle.js';
 import { consume, jsonMessage, uniqueName } from './contracts/bus.js';
 import { requireAddress, shouldRun } from './support/infra.js';
 

@@ -1,17 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { event, sampleConfigBody } from './fixtures/counters-config.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-/** `npm start` is `tsx <V8 heap options> main.ts`: run it as a user would, in a child process (the options tune the heap, not what it does). */
-function start(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string } {
+/**
+ * `npm start` is `node <V8 heap options> dist/main.js`. The sources run through tsx here (no build
+ * needed; the options tune the heap, not what it does); the last test runs the build itself.
+ */
+function start(env: Record<string, string>, args: string[] = [], entry: string[] = ['--import', 'tsx', 'main.ts']): { child: ChildProcess; output: () => string } {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts', ...args], {
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -111,5 +115,25 @@ describe('npm start', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(2);
     expect(output()).toMatch(/unknown --role=everything/);
+  });
+});
+
+describe('npm start on the build', () => {
+  const main = path.join(root, 'dist', 'main.js');
+  // `npm ci` builds through `prepare`; a checkout that skipped it builds once here.
+  beforeAll(() => {
+    if (!existsSync(main)) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  }, 600_000);
+
+  it('runs dist/main.js with node alone, answers /health and stops cleanly on SIGTERM', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'weir-dist-'));
+    const port = await freePort();
+    const { child, output } = start({ PORT: String(port), DATA_DIR: dataDir }, [], ['--max-semi-space-size=64', '--heap-growing-percent=100', main]);
+    const res = await waitForHealth(`http://127.0.0.1:${port}`, child);
+    expect(((await res.json()) as { status: string }).status).toBe('ok');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    expect(output()).toContain('weir stopped');
   });
 });

@@ -3,7 +3,7 @@ import { eventSchema, type CounterEvent, type IngestionResult } from '../../sche
 import { checkEvent } from '../../domain/counters/check-event.js';
 import { PerSecondLimit, QuotaExceededError } from '../../domain/quotas.js';
 import { HttpError } from '../http/errors.js';
-import { describeZodError } from '../http/validate.js';
+import { describeZodError } from '../../schemas/zod-error.js';
 import type { ConfigStore } from '../../pipelines/counters/config-store.js';
 import { EVENTS_TOPIC } from '../../pipelines/counters/apply-events.js';
 import { createEntityQuota } from './entity-quota.js';

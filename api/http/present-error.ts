@@ -5,7 +5,7 @@ import { ZodError } from 'zod';
 import { HttpError } from './errors.js';
 import { UnavailableError } from '../../infra/unavailable.js';
 import { QuotaExceededError } from '../../domain/quotas.js';
-import { describeZodError } from './validate.js';
+import { describeZodError } from '../../schemas/zod-error.js';
 
 /**
  * Error body styles. The rule engine answers Document 1's `{statusCode, message, code, timestamp}`;

@@ -1,7 +1,7 @@
 import { primaryName, type SanctionEntity } from '../../domain/screening/entity.js';
 import type { Edge } from '../../domain/screening/graph.js';
 import type { DirectMatch, RelatedMatch } from '../../domain/screening/screen.js';
-import type { Explanation } from '../../domain/screening/explain.js';
+import type { Explanation } from '../../domain/screening/match.js';
 import type { Snapshot } from '../../domain/screening/snapshot.js';
 
 /** Wire shapes of Document 3 part A, built from domain results. */

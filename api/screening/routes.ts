@@ -20,12 +20,12 @@ import {
   screenBody,
   type AgentLookupBody,
 } from '../../schemas/http/screening.js';
-import type { OrgConfigStore } from './config-store.js';
+import type { OrgConfigStore } from '../../pipelines/screening/config-store.js';
 import { planRateLimit } from './rate-limit.js';
 import { requestWindows } from '../http/shared-windows.js';
 import type { WindowStore } from '../../infra/windows/types.js';
 import type { Logger } from 'pino';
-import { IDEMPOTENCY_WINDOW_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH, requestDigest, type IdempotencyStore } from './idempotency.js';
+import { IDEMPOTENCY_WINDOW_HOURS, MAX_IDEMPOTENCY_KEY_LENGTH, requestDigest, type IdempotencyStore } from '../../pipelines/screening/idempotency.js';
 import { REPLAYED_HEADER } from '../http/replay.js';
 import { OPENAPI_PATH, screeningDocument } from './openapi.js';
 import {

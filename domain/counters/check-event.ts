@@ -1,5 +1,8 @@
-import { MAX_FUTURE_MS, type CounterEvent } from '../../schemas/http/counters.js';
+import type { CounterEvent } from '../../schemas/http/counters.js';
 import { matchingCounters, type CompiledConfig } from './compile.js';
+
+/** How far ahead of the clock an event may claim to have happened (clock skew of senders). */
+export const MAX_FUTURE_MS = 5 * 60_000;
 
 /**
  * The per-item rules an event must meet beyond its shape, against the organization's configuration.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { WINDOW_UNITS, type CounterConfig, type CounterDef } from '../../schemas/http/counters.js';
+import type { CounterConfig, CounterDef } from '../../schemas/http/counters.js';
+import { WINDOW_UNITS } from '../windows/units.js';
 import { windowSpec, type WindowSpec } from './window.js';
 
 /** A column of the counter table: count and sum hold numbers, last_seen a timestamp. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { counterConfigBodySchema } from '../../schemas/http/counters.js';
-import { describeZodError } from '../../api/http/validate.js';
+import { describeZodError } from '../../schemas/zod-error.js';
 import { sampleConfigBody } from '../../test/fixtures/counters-config.js';
 
 type Body = ReturnType<typeof sampleConfigBody>;

@@ -1,4 +1,4 @@
-import type { SeriesRead } from '../../infra/windows/types.js';
+import type { SeriesRead } from '../windows/series.js';
 import type { CompiledConfig } from './compile.js';
 import { floorBucket } from './window.js';
 

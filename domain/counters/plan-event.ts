@@ -1,4 +1,4 @@
-import type { SeriesUpdate } from '../../infra/windows/types.js';
+import type { SeriesUpdate } from '../windows/series.js';
 import type { CounterEvent } from '../../schemas/http/counters.js';
 import { matchingCounters, type CompiledConfig } from './compile.js';
 import { bucketOf, expiresAt, floorBucket } from './window.js';

@@ -1,4 +1,5 @@
-import { WINDOW_UNITS, type CounterWindow } from '../../schemas/http/counters.js';
+import type { CounterWindow } from '../../schemas/http/counters.js';
+import { WINDOW_UNITS } from '../windows/units.js';
 
 /**
  * Rolling-window arithmetic. Time is cut into buckets of 1 s for windows up to 24 hours and 60 s

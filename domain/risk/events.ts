@@ -1,4 +1,4 @@
-import type { Outcome, RiskAction } from '../../schemas/http/risk.js';
+import type { Outcome, RiskAction } from './actions.js';
 
 /**
  * Risk webhook events (CONTRACTS.md section 5): risk.high for outcome block (and review when the

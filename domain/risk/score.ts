@@ -1,4 +1,5 @@
-import type { Outcome, RiskAction, ScoringConfig } from '../../schemas/http/risk.js';
+import type { ScoringConfig } from '../../schemas/http/risk.js';
+import type { Outcome, RiskAction } from './actions.js';
 import { pointsOf, type Signal } from './signal.js';
 
 /** Action priorities of Document 1: critical actions weigh more, so the same signals score higher. */

@@ -1,4 +1,5 @@
-import type { CheckRequest, RiskAction } from '../../schemas/http/risk.js';
+import type { CheckRequest } from '../../schemas/http/risk.js';
+import type { RiskAction } from './actions.js';
 import { countryName } from './ip.js';
 import type { Signal } from './signal.js';
 

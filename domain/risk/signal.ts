@@ -1,4 +1,5 @@
-import { DEFAULT_POINTS, type ScoringConfig } from '../../schemas/http/risk.js';
+import type { ScoringConfig } from '../../schemas/http/risk.js';
+import { DEFAULT_POINTS } from './default-points.js';
 
 type Groups = typeof DEFAULT_POINTS;
 /** `<group>.<signal>`: where a signal's points live in the scoring configuration. */

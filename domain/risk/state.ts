@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lru } from 'tiny-lru';
-import type { ApplyRequest, EntityReads, EntityRef, SeriesRead, SeriesUpdate } from '../../infra/windows/types.js';
+import type { ApplyRequest, EntityReads, EntityRef, SeriesRead, SeriesUpdate } from '../windows/series.js';
 import { BASELINE_SESSIONS, FEATURES, type Baseline } from './baseline.js';
 import type { SessionFeatures } from './behavior.js';
 import type { UserHistory } from './session.js';

@@ -1,4 +1,4 @@
-import { MAX_AMOUNT, sci } from '../../schemas/http/bounds.js';
+import { MAX_AMOUNT, sci } from '../bounds.js';
 import type { TableBody } from '../../schemas/http/rules.js';
 import { customTableName } from '../tenant-names.js';
 import { CLICKHOUSE_TYPE, quoteIdent } from './sql.js';

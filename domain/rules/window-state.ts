@@ -1,4 +1,5 @@
-import type { SeriesRead, SeriesUpdate } from '../../infra/windows/types.js';
+import { WINDOW_UNITS, type WindowUnit } from '../windows/units.js';
+import type { SeriesRead, SeriesUpdate } from '../windows/series.js';
 
 /**
  * Window arithmetic of windowState aggregates. A window is cut into 60 buckets; an aggregate sums
@@ -6,14 +7,15 @@ import type { SeriesRead, SeriesUpdate } from '../../infra/windows/types.js';
  * (a 1-hour window moves in 1-minute steps). The SQL back end uses the same buckets.
  */
 export const BUCKETS = 60;
-export const WINDOW_UNITS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
-export type WindowUnit = keyof typeof WINDOW_UNITS;
+/** Rule windows count in minutes at least: 60 buckets of a seconds window would be finer than the clock's use here. */
+export const RULE_WINDOW_UNITS = ['minutes', 'hours', 'days'] as const satisfies readonly WindowUnit[];
+export type RuleWindowUnit = (typeof RULE_WINDOW_UNITS)[number];
 
 export interface WindowAggregate {
   name: string;
   function: 'count' | 'sum';
   column?: string;
-  window: { amount: number; unit: WindowUnit };
+  window: { amount: number; unit: RuleWindowUnit };
 }
 
 export const windowMs = (w: WindowAggregate['window']): number => w.amount * WINDOW_UNITS[w.unit];

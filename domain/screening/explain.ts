@@ -1,49 +1,7 @@
 import { CANDIDATE_COVERAGE_WEIGHT } from './align.js';
 import { countryCode } from './facts.js';
-import type { DirectMatch, Decision, ScreenQuery, Thresholds } from './screen.js';
+import type { AttributeEffect, DirectMatch, Explanation, ScreenQuery, Thresholds, TokenAlignment } from './match.js';
 import type { Snapshot } from './snapshot.js';
-
-/** How a listed name stands for its party: the primary name, an ordinary (strong) alias, or a weak alias. */
-export type NameKind = 'primary' | 'strong' | 'weak';
-
-export interface TokenAlignment {
-  /** The query's word as folded (null: a word of the listed name the query lacks). */
-  query: string | null;
-  /** The listed name's word as folded (null: a query word the listed name lacks). */
-  listed: string | null;
-  /** 0 to 1; 0 for an unpaired word. */
-  similarity: number;
-  /** Rarity weight of the word (its share of the name's score). */
-  weight: number;
-}
-
-export interface AttributeEffect {
-  attribute: 'dob' | 'nationality' | 'country';
-  given: string;
-  listed: string[];
-  /** Added to the name score (country only counts as an agreeing attribute). */
-  effect: number;
-  verdict: 'agrees' | 'contradicts' | 'neutral';
-}
-
-/** One match's score written out, the way watchman's DebugSimilarity writes one. */
-export interface Explanation {
-  matchedName: string;
-  nameKind: NameKind;
-  nameScore: number;
-  queryCoverage: number;
-  listedCoverage: number;
-  /** score = query coverage × (1 − w + w × listed coverage). */
-  listedCoverageWeight: number;
-  tokens: TokenAlignment[];
-  attributes: AttributeEffect[];
-  rule: DirectMatch['rule'];
-  /** What the rule did to the decision, in words. */
-  ruleEffect: string | null;
-  thresholds: Thresholds;
-  score: number;
-  decision: Decision;
-}
 
 const verdict = (effect: number, agrees: boolean): AttributeEffect['verdict'] => (agrees ? 'agrees' : effect < 0 ? 'contradicts' : 'neutral');
 

@@ -5,16 +5,10 @@ import type { PreparedName } from './align.js';
 import type { Hit } from './index.js';
 import { onlyInnerNamesMissing } from './reading-order.js';
 import type { Snapshot } from './snapshot.js';
-import { explain, type Explanation } from './explain.js';
+import { explain } from './explain.js';
+import { DECISIONS, type Decision, type DirectMatch, type JudgementRule, type ScreenQuery, type Thresholds } from './match.js';
 
-export const DECISIONS = ['CLEAR', 'REVIEW', 'BLOCK'] as const;
-export type Decision = (typeof DECISIONS)[number];
-
-/** Scores from `review` up are REVIEW; from `block` up, on a sanctions list, BLOCK. */
-export interface Thresholds {
-  review: number;
-  block: number;
-}
+export { DECISIONS, type Decision, type DirectMatch, type JudgementRule, type ScreenQuery, type Thresholds };
 
 /** Defaults chosen on the labeled evaluation set (bench/results/screening.md). */
 export const DEFAULT_THRESHOLDS: Thresholds = { review: 0.8, block: 0.95 };
@@ -33,42 +27,6 @@ export const DEFAULT_RELATIONSHIP_SETTINGS: RelationshipSettings = {
   decision_escalation: 'REVIEW',
   relationship_types: [...RELATIONSHIP_TYPES],
 };
-
-export interface ScreenQuery {
-  name: string;
-  /** YYYY-MM-DD */
-  dob?: string;
-  /** ISO 3166 alpha-2 */
-  nationality?: string;
-}
-
-/**
- * A rule of judgement beyond the score: `weak_alias` (the name matched is a weak alias: at most
- * REVIEW, and only with a second agreeing attribute), `inner_names_missing` (the query is the
- * listed name less middle names or patronymics: at least REVIEW, BLOCK with an agreeing attribute).
- */
-export type JudgementRule = 'weak_alias' | 'inner_names_missing';
-
-export interface DirectMatch {
-  /** The record that matched best. */
-  entity: SanctionEntity;
-  /** Every record of the same party, on every list, the best-matching first. */
-  listings: SanctionEntity[];
-  /** Name score adjusted by date of birth and nationality, in [0, 1]. */
-  score: number;
-  nameScore: number;
-  matchedName: string;
-  dobEffect: number;
-  nationalityEffect: number;
-  /** This match's own decision: from the score and thresholds, then `rule`. */
-  decision: Decision;
-  rule: JudgementRule | null;
-  /** Attributes of the query that agree with the record (date of birth, nationality, country of an address). */
-  agreeing: ('dob' | 'nationality' | 'country')[];
-  hit: Hit;
-  /** How the decision was reached; set on the matches a screening reports. */
-  explanation?: Explanation;
-}
 
 export interface RelatedMatch {
   /** The listed entity the customer is related to. */

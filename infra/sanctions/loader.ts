@@ -17,7 +17,9 @@ export interface LoadOptions {
   now?: () => Date;
 }
 
-const PARSE_WORKER = new URL('./parse-worker.mjs', import.meta.url);
+// Compiled (dist/), the worker's JavaScript runs as it is; from the TypeScript sources the .mjs
+// entry registers tsx first.
+const PARSE_WORKER = new URL(import.meta.url.endsWith('.js') ? './parse-worker.js' : './parse-worker.mjs', import.meta.url);
 
 /**
  * Loads every list present under `dir` (one folder per list, official formats) into a new snapshot.

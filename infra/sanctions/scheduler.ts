@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../lifecycle.js';
 
 /** Daily list reload at 03:00 UTC (Document 3); overlapping runs are skipped, not queued. */
 export const RELOAD_SCHEDULE = '0 3 * * *';

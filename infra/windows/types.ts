@@ -1,4 +1,8 @@
 import type { PartHealth } from '../health.js';
+import type { ApplyRequest, EntityReads, EntityRef, SeriesRead, SeriesUpdate } from '../../domain/windows/series.js';
+
+// The series vocabulary is the domain's (pure code computes the updates); the port speaks it.
+export type { ApplyRequest, EntityReads, EntityRef, SeriesRead, SeriesUpdate };
 
 /**
  * The window-state port: rolling per-entity series kept in Redis (real) or in LMDB on local disk
@@ -18,43 +22,6 @@ import type { PartHealth } from '../health.js';
  * two steps, a client retry or a redelivery counts an event exactly once. On a Redis Cluster that
  * step is four idempotent ones, each in one hash slot, with the same outcome (redis/cluster-apply.ts).
  */
-
-/** Entity address: `scope` is the tenant (organization), `id` the entity within it. */
-export interface EntityRef {
-  scope: string;
-  id: string;
-}
-
-export type SeriesUpdate =
-  /** Adds `delta` to bucket `bucket` of a sum series (a count adds 1), unless bucket < floor. */
-  | { kind: 'sum'; series: string; bucket: number; delta: number; floor: number }
-  /** Keeps the larger of the stored value and `value` (last_seen as epoch ms). */
-  | { kind: 'max'; series: string; value: number };
-
-export type SeriesRead =
-  /** Evicts buckets < floor, answers the sum of the rest (0 when empty). */
-  | { kind: 'sum'; series: string; floor: number }
-  /** Answers the stored maximum, or null. */
-  | { kind: 'max'; series: string };
-
-/** The reads of one entity in a `readMany` call. */
-export interface EntityReads {
-  entity: EntityRef;
-  reads: SeriesRead[];
-}
-
-export interface ApplyRequest {
-  entity: EntityRef;
-  updates: SeriesUpdate[];
-  /**
-   * Idempotency: when set, the updates apply only if `id` was not applied before in the entity's
-   * scope (organization) within `ttlMs`; checking the id, marking it applied and applying the
-   * updates are one atomic step. An id that `reserveIds` reserved and nobody applied yet applies
-   * (once). Ids are remembered per scope, not per entity: an event id re-sent with another entity
-   * is the same event. deleteEntity keeps them (they guard against redelivery).
-   */
-  once?: { id: string; ttlMs: number };
-}
 
 /**
  * What `reserveIds` found for an id: `new` (absent, now reserved by this call), `reserved` (reserved

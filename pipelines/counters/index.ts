@@ -1,5 +1,5 @@
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
 import { up } from '../../infra/health.js';
 import { topicEventSchema } from '../../schemas/http/counters.js';
 import { startStage } from '../stage.js';

@@ -1,5 +1,5 @@
 import type { WindowStore } from '../../infra/windows/types.js';
-import type { CounterReader } from '../../services/ports.js';
+import type { CounterReader } from '../ports.js';
 import { columnOf } from '../../domain/counters/compile.js';
 import { liveReads, liveValues, type CounterValue } from '../../domain/counters/live-values.js';
 import type { ConfigStore } from './config-store.js';

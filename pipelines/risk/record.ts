@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { FEEDBACK_TYPES, OUTCOMES } from '../../schemas/http/risk.js';
+import { OUTCOMES } from '../../domain/risk/actions.js';
+import { FEEDBACK_TYPES } from '../../schemas/http/risk.js';
 
 /**
  * Records of the `risk.checks` topic (key `<org_id>`): every check as answered, every feedback on

@@ -1,6 +1,6 @@
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { WindowStore } from '../../infra/windows/types.js';
-import type { Outcome } from '../../schemas/http/risk.js';
+import type { Outcome } from '../../domain/risk/actions.js';
 import { RECENT_NAMESPACE } from './checker.js';
 
 export interface KnownRequest {

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import type { Headers } from '../../infra/bus/types.js';
 import { persistentSecret } from '../../infra/fs/persistent-secret.js';
-import { DECISION_HEADER, RESULTS_HEADER, SIGNATURE_HEADER } from './transactions-topic.js';
+import { DECISION_HEADER, RESULTS_HEADER, SIGNATURE_HEADER } from './decision-headers.js';
 
 /**
  * Anyone allowed to produce to `transactions` could write any decision for any organization if

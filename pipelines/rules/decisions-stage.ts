@@ -3,14 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ZodType } from 'zod';
 import type { Batch } from '../../infra/bus/types.js';
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
-import { describeZodError } from '../../api/http/validate.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
+import { describeZodError } from '../../schemas/zod-error.js';
 import { breather } from '../../infra/breather.js';
 import { startStage } from '../stage.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
 import type { DecisionSigner } from './decision-signing.js';
 import type { Engine } from './engine.js';
-import { DECISION_HEADER, DECISIONS_INSERT_SETTINGS, decisionLine, decisionSummary, isCompactRuleResults, RESULTS_HEADER, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
+import { DECISION_HEADER, RESULTS_HEADER } from './decision-headers.js';
+import { DECISIONS_INSERT_SETTINGS, decisionLine, decisionSummary, isCompactRuleResults, ruleResults, TRANSACTIONS_TOPIC, transactionMessage, type DecisionSummary } from './transactions-topic.js';
 
 /**
  * ClickHouse wants few large inserts (each one writes a part that is merged later), and many small

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
 import type { Clock } from '../../infra/clock.js';
-import type { CounterReader } from '../../services/ports.js';
+import type { CounterReader } from '../ports.js';
 import { transactionSchema } from '../../schemas/http/rules.js';
 import type { TableDefinition } from '../../domain/rules/custom-table.js';
 import type { EvalContext, Row } from '../../domain/rules/evaluate.js';

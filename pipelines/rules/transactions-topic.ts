@@ -2,24 +2,12 @@ import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
 import type { RuleResult } from '../../domain/rules/rule.js';
 import { clickhouseDateTime, parseDateTime } from '../../domain/rules/values.js';
+import { DECISION_HEADER, RESULTS_HEADER, SIGNATURE_HEADER } from './decision-headers.js';
 import type { DecisionSigner } from './decision-signing.js';
 import type { Decided } from './engine.js';
 
 export const TRANSACTIONS_TOPIC = 'transactions';
 
-/**
- * A message of the `transactions` topic (CONTRACTS.md 1b): the transaction request plus `org_id`
- * (schemas/avro/transactions.avsc). When the rule engine already evaluated it (POST /transaction),
- * the decision travels in two headers, so the value keeps the producers' schema: DECISION_HEADER
- * holds `{decided_at, score, triggered_rules_count}` and RESULTS_HEADER the rule results
- * (RuleResult[]), as JSON, signed in SIGNATURE_HEADER (decision-signing.ts). Producers that
- * publish directly send none of them and the consumer evaluates, as it does any message whose
- * signature does not verify. Custom fields are top-level keys, checked against the organization's registered
- * fields by the consumer.
- */
-export const DECISION_HEADER = 'x-weir-decision';
-export const RESULTS_HEADER = 'x-weir-rule-results';
-export const SIGNATURE_HEADER = 'x-weir-decision-signature';
 
 export const decisionSummary = z.object({
   decided_at: z.string().refine((s) => parseDateTime(s) !== null, 'decided_at must be an RFC 3339 datetime'),

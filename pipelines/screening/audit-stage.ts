@@ -1,5 +1,5 @@
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
 import { startStage } from '../stage.js';
 import { SCREENINGS_TOPIC, screeningRecord } from './record.js';
 

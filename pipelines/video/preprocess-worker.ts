@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import type { TopicSpec } from '../../infra/bus/types.js';
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
 import type { SourceRecord, TranscriptChunk } from '../../domain/video/source.js';
 import { parseSubtitles } from '../../domain/video/subtitles.js';
 import { splitAtSilences } from '../../domain/video/speech-segments.js';

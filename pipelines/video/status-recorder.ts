@@ -1,5 +1,5 @@
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
 import type { JobStore } from './job-store.js';
 import { parseJson, recorderGroupOf, statusEventSchema, statusTopicOf } from './topics.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
 import { emittedEventSchema } from '../../domain/webhooks/catalogue.js';
 import { overLimit } from '../../domain/webhooks/bounds.js';
 import { startStage } from '../stage.js';

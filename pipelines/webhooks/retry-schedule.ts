@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
 import { deliveryJobSchema, publishJobs, type DeliveryJob } from './topics.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Platform } from '../../infra/platform.js';
-import type { Stoppable } from '../../services/types.js';
+import type { Stoppable } from '../../infra/lifecycle.js';
 import { isSuccess, nextAttemptAt } from '../../domain/webhooks/retry.js';
 import { signatureHeaders } from '../../domain/webhooks/signing.js';
 import { startStage } from '../stage.js';

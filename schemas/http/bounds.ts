@@ -1,15 +1,5 @@
 import { z } from 'zod';
-
-/**
- * Magnitudes accepted wherever a number is added up or stored. Beyond them a sum may reach
- * infinity, which JSON writes as null and Redis's HINCRBYFLOAT refuses in the middle of a script;
- * 1e15 still holds every amount to the cent exactly (below 2^53 / 100).
- */
-export const MAX_AMOUNT = 1e15;
-/** Rule weights and thresholds: 100 evaluations per rule of this weight stay far from overflow. */
-export const MAX_WEIGHT = 1e9;
-
-export const sci = (n: number): string => n.toExponential().replace('e+', 'e');
+import { sci } from '../../domain/bounds.js';
 
 /** A finite number of at most `max` in magnitude, the limit named in the message. */
 export const boundedNumber = (max: number) =>

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { boundedNumber, MAX_AMOUNT } from './bounds.js';
+import { MAX_AMOUNT } from '../../domain/bounds.js';
+import { WINDOW_UNITS, type WindowUnit } from '../../domain/windows/units.js';
+import { boundedNumber } from './bounds.js';
 
 /**
  * Wire schemas of the event counter service (Document 1 part B, CONTRACTS.md sections 1b and 4).
@@ -8,12 +10,8 @@ import { boundedNumber, MAX_AMOUNT } from './bounds.js';
 
 export const MAX_WINDOW_DAYS = 90;
 export const MAX_BATCH_EVENTS = 500;
-export const MAX_FUTURE_MS = 5 * 60_000;
 /** Columns every counter table has; a counter may not take their names. */
 export const RESERVED_COLUMNS = ['org_id', 'entity_id', 'updated_at'] as const;
-
-export const WINDOW_UNITS = { seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
-export type WindowUnit = keyof typeof WINDOW_UNITS;
 
 const name = z
   .string()

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { boundedNumber, MAX_AMOUNT, MAX_WEIGHT } from './bounds.js';
+import { MAX_AMOUNT, MAX_WEIGHT } from '../../domain/bounds.js';
+import { WINDOW_UNITS } from '../../domain/windows/units.js';
+import { boundedNumber } from './bounds.js';
 import { isKeyword } from '../../domain/rules/lexer.js';
 import { TRANSACTION_FIELDS } from '../../domain/rules/transaction-fields.js';
 import { isClockTime, isDate, parseDateTime, type ValueType } from '../../domain/rules/values.js';
-import { WINDOW_UNITS, windowMs } from '../../domain/rules/window-state.js';
+import { RULE_WINDOW_UNITS, windowMs } from '../../domain/rules/window-state.js';
 
 /** Request bodies of the rule engine (Document 1 part A, CONTRACTS.md section 3). */
 
@@ -53,7 +55,7 @@ const aggregate = z
     name: columnName,
     function: z.enum(['count', 'sum']),
     column: columnName.optional(),
-    window: z.strictObject({ amount: z.number().int().positive(), unit: z.enum(Object.keys(WINDOW_UNITS) as [keyof typeof WINDOW_UNITS]) }),
+    window: z.strictObject({ amount: z.number().int().positive(), unit: z.enum(RULE_WINDOW_UNITS) }),
   })
   .refine((a) => (a.function === 'sum') === (a.column !== undefined), { message: 'sum needs a column; count takes none', path: ['column'] })
   .refine((a) => windowMs(a.window) <= 90 * WINDOW_UNITS.days, { message: 'window is at most 90 days', path: ['window'] });

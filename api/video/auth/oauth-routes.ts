@@ -10,6 +10,7 @@ import {
 } from '../../../schemas/http/video-auth.js';
 import { videoErrorSchema } from '../../../schemas/http/video.js';
 import { notImplemented } from '../../http/errors.js';
+import { MCP_PATH } from '../mcp/path.js';
 import type { VideoRoute } from '../route.js';
 import type { TokenMinter } from './mint.js';
 import type { PrincipalStore } from './principal-store.js';
@@ -20,7 +21,6 @@ import type { PrincipalStore } from './principal-store.js';
  * client is a database principal: client_id its id, client_secret its API key.
  */
 
-export const MCP_PATH = '/api/mcp';
 const baseOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
 type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'unsupported_response_type' | 'server_error';

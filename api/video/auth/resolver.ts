@@ -7,7 +7,7 @@ import { forbidden, HttpError, unauthorized } from '../../http/errors.js';
 import type { RequestWindows } from '../../http/rate-limit.js';
 import type { BearerTokens } from './bearer-token.js';
 import { isPrincipalId, type PrincipalStore } from './principal-store.js';
-import { MCP_PATH } from './oauth-routes.js';
+import { MCP_PATH } from '../mcp/path.js';
 
 /**
  * The one credential resolver of the video service's protected routes. `x-api-key` is a deployment

@@ -3,7 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { agentToolListSchema } from '../../../schemas/http/video-auth.js';
 import { videoErrorSchema } from '../../../schemas/http/video.js';
-import { MCP_PATH } from '../auth/oauth-routes.js';
+import { MCP_PATH } from './path.js';
 import { scopesOf } from '../auth/resolver.js';
 import type { VideoRoute } from '../route.js';
 import type { AgentTool, ToolContext } from './tools.js';

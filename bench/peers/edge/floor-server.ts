@@ -16,7 +16,8 @@ import path from 'node:path';
 import { createEmbeddedBus } from '../../../infra/bus/embedded/index.js';
 import { createCodec } from '../../../infra/codec/index.js';
 import { createLogger } from '../../../infra/logger.js';
-import { RESULTS_HEADER, TRANSACTIONS_TOPIC } from '../../../pipelines/rules/transactions-topic.js';
+import { RESULTS_HEADER } from '../../../pipelines/rules/decision-headers.js';
+import { TRANSACTIONS_TOPIC } from '../../../pipelines/rules/transactions-topic.js';
 import { createJsonRulesDecider } from '../json-rules/engine.js';
 import type { Transaction } from '../../rules-workload.js';
 

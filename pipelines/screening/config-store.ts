@@ -2,7 +2,7 @@ import { RELATIONSHIP_TYPES } from '../../domain/screening/entity.js';
 import { DEFAULT_RELATIONSHIP_SETTINGS, type RelationshipSettings } from '../../domain/screening/screen.js';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
-import { fromClickHouseTime } from '../../pipelines/risk/ch-time.js';
+import { fromClickHouseTime } from '../risk/ch-time.js';
 
 /** How long a read of an organization's settings is reused; a PUT in this process is seen at once. */
 const CACHE_MS = 5_000;
