@@ -29,6 +29,7 @@ export const SECTION_ORDER = [
   'video-compile',
   'video-compile-shapes',
   'video-render',
+  'video-preprocess',
   'video-auth',
 ];
 

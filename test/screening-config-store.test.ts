@@ -12,7 +12,7 @@ function slowTable(minScore: number) {
     query: async () => {
       queries++;
       await new Promise<void>((r) => pending.push(r));
-      return { json: async () => [{ settings: JSON.stringify({ min_score: minScore }) }] };
+      return { json: async () => [{ settings: JSON.stringify({ min_score: minScore }), updated_at: '2026-11-26 09:00:00.000' }] };
     },
   } as unknown as Analytics;
   return { analytics, release: () => pending.splice(0).forEach((r) => r()), queries: () => queries };
