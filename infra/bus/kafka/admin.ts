@@ -74,8 +74,10 @@ export function partitionLag(
 }
 
 /**
- * kafkajs's fetchOffsets does not retry: on a new broker the group coordinator (and the offsets
- * topic behind it) may still be coming up, answered as a retriable error such as NOT_COORDINATOR.
+ * kafkajs's fetchOffsets and fetchTopicOffsets do not retry: on a new broker the group coordinator
+ * (and the offsets topic behind it) may still be coming up, answered as a retriable error such as
+ * NOT_COORDINATOR, and a just-created topic's partitions may answer NOT_LEADER_OR_FOLLOWER while
+ * the broker's metadata catches up (seen in CI's bus contract on a loaded machine).
  */
 async function retryingRetriable<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -90,7 +92,7 @@ async function retryingRetriable<T>(fn: () => Promise<T>, attempts = 8): Promise
 
 export async function groupLag(admin: Admin, groupId: string, topic: string): Promise<{ partition: number; lag: number }[]> {
   const [ends, offsets] = await Promise.all([
-    admin.fetchTopicOffsets(topic),
+    retryingRetriable(() => admin.fetchTopicOffsets(topic)),
     retryingRetriable(() => admin.fetchOffsets({ groupId, topics: [topic] })),
   ]);
   return partitionLag(ends, offsets.find((o) => o.topic === topic)?.partitions ?? []);
