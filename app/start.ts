@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from '../infra/config.js';
 import { createLogger } from '../infra/logger.js';
 import { buildPlatform, chdbPathOf, closePlatform } from '../infra/build-platform.js';
+import { removeDiscovery, writeDiscovery } from '../infra/analytics/http-interface/discovery.js';
 import { serveAnalyticsInterface } from '../infra/analytics/http-interface/index.js';
 import { runMigrations } from '../infra/analytics/index.js';
 import type { Platform } from '../infra/platform.js';
@@ -97,6 +98,8 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
     limits: { maxExecutionSeconds: config.ANALYTICS_MAX_EXECUTION_SECONDS, maxResultRows: config.ANALYTICS_MAX_RESULT_ROWS, maxResultBytes: config.ANALYTICS_MAX_RESULT_BYTES },
     log,
   });
+  const firstAnalyst = config.ANALYTICS_USERS[0];
+  if (analyticsHttp && firstAnalyst) await writeDiscovery(config.DATA_DIR, { url: analyticsHttp.url, user: firstAnalyst.user, password: firstAnalyst.password });
 
   let ready = false;
   let server: Server | undefined;
@@ -131,6 +134,7 @@ export async function startProcess(opts: StartOptions): Promise<RunningProcess> 
       server?.closeIdleConnections();
       await closing; // stop intake: requests in flight finish
       await analyticsHttp?.close();
+      if (analyticsHttp) await removeDiscovery(config.DATA_DIR);
       for (const w of workers.reverse()) await w.stop(); // drain consumers, flush state
       for (const inst of instances.values()) await inst.close?.();
       await closePlatform(platform); // close clients

@@ -1,10 +1,12 @@
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { stat } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestProcess } from './support/process.js';
 import { fetchOpenApi, undocumentedRoutes } from './support/openapi.js';
 import { analyticsService } from '../services/analytics.js';
 import { counterColumnsOf } from '../services/counters.js';
 import { seedAnalytics } from './fixtures/analytics-seed.js';
+import { discoveryPath, readDiscovery } from '../infra/analytics/http-interface/discovery.js';
 
 /**
  * Tenant-scoped analytics reads on a running process (embedded defaults), over the seeded day of
@@ -135,5 +137,10 @@ describe('ANALYTICS_PORT on a running process', () => {
     expect(rows).toEqual([{ org_id: 'org_a', n: '4' }, { org_id: 'org_b', n: '1' }]);
     await expect(ch.command({ query: 'DROP TABLE decisions' })).rejects.toMatchObject({ type: 'READONLY' });
     await ch.close();
+  });
+
+  it('tells npm run sql where it listens and as whom, in an owner-only file of DATA_DIR', async () => {
+    expect(readDiscovery(p.dataDir)).toEqual({ url: p.analyticsUrl, user: 'analyst', password: 'pw' });
+    expect((await stat(discoveryPath(p.dataDir))).mode & 0o777).toBe(0o600);
   });
 });

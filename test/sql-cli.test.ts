@@ -9,6 +9,7 @@ import { createAnalytics } from '../infra/analytics/index.js';
 import type { Analytics } from '../infra/analytics/types.js';
 import { serveAnalyticsInterface, type AnalyticsInterface } from '../infra/analytics/http-interface/index.js';
 import { renderTable } from '../infra/analytics/sql-cli/render-table.js';
+import { writeDiscovery } from '../infra/analytics/http-interface/discovery.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../infra/analytics/sql-cli/main.ts', import.meta.url).pathname;
@@ -80,6 +81,14 @@ describe('npm run sql', () => {
     expect(stdout).toContain('n\n─\n2\n1 row');
     expect(stdout).toContain('top\n───\n 20\n1 row');
     expect(stderr).toMatch(/Cannot execute query in readonly mode/);
+  });
+
+  it('finds the running process from DATA_DIR when the shell has none of its settings', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'weir-sql-discovery-'));
+    await writeDiscovery(dataDir, { url: server.url, user: 'analyst', password: 'pw' });
+    const bare = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ANALYTICS_')));
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', CLI, 'SELECT count() AS n FROM items'], { env: { ...bare, DATA_DIR: dataDir } });
+    expect(stdout).toBe('n\n─\n2\n1 row\n');
   });
 
   it('fails with the server error on wrong credentials', async () => {

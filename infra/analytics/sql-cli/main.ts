@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type DataFormat } from '@clickhouse/client';
+import { readDiscovery } from '../http-interface/discovery.js';
 import { renderTable, type CompactResult } from './render-table.js';
 
 /**
@@ -9,8 +10,9 @@ import { renderTable, type CompactResult } from './render-table.js';
  * writes that format. Without a query, a prompt: one query per line, `exit` to leave.
  */
 const USAGE = `usage: npm run sql -- [--format <ClickHouse format>] [--url <http://host:port>] [--user <name>] [--password <pw>] [--database <db>] ["<query>"]
-  defaults: ANALYTICS_URL, else http://ANALYTICS_HOST:ANALYTICS_PORT (127.0.0.1:8123);
-            ANALYTICS_USER and ANALYTICS_PASSWORD, else the first entry of ANALYTICS_USERS`;
+  defaults: ANALYTICS_URL, else http://ANALYTICS_HOST:ANALYTICS_PORT; ANALYTICS_USER and ANALYTICS_PASSWORD,
+            else the first entry of ANALYTICS_USERS; else the running process's own interface and first
+            user, from DATA_DIR/analytics-interface.json (DATA_DIR default ./data); else 127.0.0.1:8123`;
 
 function options() {
   const { values, positionals } = parseArgs({
@@ -26,14 +28,16 @@ function options() {
   });
   const env = process.env;
   const [firstUser = '', ...firstPassword] = (env.ANALYTICS_USERS ?? '').split(',')[0]!.trim().split(':');
+  const running = readDiscovery(env.DATA_DIR ?? './data');
+  const envUrl = env.ANALYTICS_URL ?? (env.ANALYTICS_PORT ? `http://${env.ANALYTICS_HOST ?? '127.0.0.1'}:${env.ANALYTICS_PORT}` : undefined);
   return {
     help: values.help ?? false,
     query: positionals.join(' ').trim(),
     format: values.format,
     database: values.database,
-    url: values.url ?? env.ANALYTICS_URL ?? `http://${env.ANALYTICS_HOST ?? '127.0.0.1'}:${env.ANALYTICS_PORT ?? '8123'}`,
-    user: values.user ?? env.ANALYTICS_USER ?? (firstUser || 'default'),
-    password: values.password ?? env.ANALYTICS_PASSWORD ?? firstPassword.join(':'),
+    url: values.url ?? envUrl ?? running?.url ?? 'http://127.0.0.1:8123',
+    user: values.user ?? env.ANALYTICS_USER ?? (firstUser || running?.user || 'default'),
+    password: values.password ?? env.ANALYTICS_PASSWORD ?? (firstUser ? firstPassword.join(':') : (running?.password ?? '')),
   };
 }
 
