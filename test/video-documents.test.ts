@@ -104,6 +104,18 @@ describe('documents: versions, ETag, If-Match, restore', () => {
     expect((await a.call('GET', `/api/documents/${doc.id}/versions`)).status).toBe(404);
   });
 
+  it("takes GET's answer back whole: read-only fields ignored, its version acting as If-Match", async () => {
+    const doc = await create(a, { name: 'Round trip', source: SCRIPT, metadata: { owner: 'marketing' } });
+    const got = (await a.call('GET', `/api/documents/${doc.id}`)).body;
+    const put = await a.call('PUT', `/api/documents/${doc.id}`, { ...got, name: 'Round trip, renamed' });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toMatchObject({ id: doc.id, version: 2, name: 'Round trip, renamed', source: SCRIPT, metadata: { owner: 'marketing' } });
+    expect((await a.call('GET', `/api/documents/${doc.id}`)).body).toEqual(put.body);
+    const stale = await a.call('PUT', `/api/documents/${doc.id}`, { ...got, name: 'lost' });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toMatchObject({ error: 'precondition_failed', currentVersion: 2 });
+  });
+
   it('lists documents in pages without their sources; a retried create with an Idempotency-Key answers the first document', async () => {
     const key = `create-${Date.now()}`;
     const first = await a.call('POST', '/api/documents', { name: 'Once', source: SCRIPT }, { 'idempotency-key': key });

@@ -113,8 +113,10 @@ export function documentRoutes(deps: VideoApiDeps): VideoRoute[] {
       body: { schema: documentPutSchema },
       responses: { 200: { description: 'The new version', schema: documentSchema }, ...writeErrors },
       handle: async (req, res) => {
-        const body = parseOr400(documentPutSchema, req.body, 'document');
-        sendDocument(res, await refusing(() => docs.put(caller(req), param(req, 'id'), body, preconditionOf(req))));
+        const { name, source, metadata, version } = parseOr400(documentPutSchema, req.body, 'document');
+        const change = { ...(name === undefined ? {} : { name }), ...(source === undefined ? {} : { source }), ...(metadata === undefined ? {} : { metadata }) };
+        const precondition = preconditionOf(req) ?? (version === undefined ? undefined : (v: number) => v === version);
+        sendDocument(res, await refusing(() => docs.put(caller(req), param(req, 'id'), change, precondition)));
       },
     },
     {

@@ -92,7 +92,9 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
             content = await fetchRemoteMedia(body.url, { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: max, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
           } catch (err) {
             if (!(err instanceof RemoteMediaError)) throw err;
-            throw /over the limit/.test(err.message) ? new HttpError(413, 'payload_too_large', err.message) : badRequest(err.message);
+            // The body was well formed: what failed is the address or its answer, so not validation_error.
+            const tooLarge = /over the limit/.test(err.message);
+            throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'payload_too_large' : 'source_fetch_failed', err.message);
           }
         }
         const record = await sources.create(orgId, body.name, content).catch(unsupported);

@@ -38,11 +38,6 @@ export const documentCreateSchema = z
   .strictObject({ name, source, metadata: documentMetadataSchema.optional() })
   .meta({ id: 'DocumentCreate', example: { name: 'Launch film', source: EXAMPLE_SOURCE, metadata: { owner: 'marketing' } } });
 
-export const documentPutSchema = z
-  .strictObject({ name: name.optional(), source: source.optional(), metadata: documentMetadataSchema.optional() })
-  .refine((b) => b.name !== undefined || b.source !== undefined || b.metadata !== undefined, { message: 'give source, metadata or name' })
-  .meta({ id: 'DocumentPut', example: { source: EXAMPLE_SOURCE.replace('3s', '4s') } });
-
 const lockStateSchema = z
   .object({ locked: z.boolean(), owner: z.string().optional().meta({ description: 'The principal holding the lock' }), expiresAt: z.string().optional() })
   .meta({ id: 'DocumentLockState' });
@@ -73,6 +68,21 @@ export const documentSchema = z
       lock: { locked: false },
     },
   });
+
+/**
+ * A change of name, source and/or metadata. GET's whole answer is taken back as it is: its `version`
+ * acts as If-Match when no header gives one, and the other fields GET adds are read-only and ignored.
+ */
+export const documentPutSchema = z
+  .strictObject({
+    name: name.optional(),
+    source: source.optional(),
+    metadata: documentMetadataSchema.optional(),
+    version: z.number().int().min(1).optional().meta({ description: 'The version this change is based on, as If-Match "v<version>" (a mismatch is 412); ignored when an If-Match header is sent' }),
+    ...documentSchema.pick({ id: true, createdAt: true, updatedAt: true, updatedBy: true, lock: true }).partial().shape,
+  })
+  .refine((b) => b.name !== undefined || b.source !== undefined || b.metadata !== undefined, { message: 'give source, metadata or name' })
+  .meta({ id: 'DocumentPut', example: { source: EXAMPLE_SOURCE.replace('3s', '4s') } });
 
 export const documentListSchema = z
   .object({
