@@ -141,8 +141,9 @@ describe('OpenAPI document', () => {
       '/api/documents/{id}/lock', '/api/documents/{id}/render', '/api/documents/{id}/versions', '/api/documents/{id}/versions/{version}', '/api/documents/{id}/versions/{version}/restore',
       '/api/health', '/api/mcp', '/api/mcp/tools', '/api/moods', '/api/moods/{name}', '/api/openapi.json',
       '/api/principals', '/api/principals/{id}', '/api/queue', '/api/render', '/api/render/file', '/api/render/template', '/api/render/{id}',
-      '/api/session-token', '/api/templates', '/api/templates/{name}', '/api/video/{id}', '/assets/{id}', '/demo', '/demo/session',
-      '/oauth/authorize', '/oauth/token',
+      '/api/session-token', '/api/sources', '/api/sources/upload', '/api/sources/{id}', '/api/sources/{id}/preprocess',
+      '/api/templates', '/api/templates/{name}', '/api/video/{id}', '/assets/{id}', '/demo', '/demo/session',
+      '/oauth/authorize', '/oauth/token', '/sources/{id}/media', '/sources/{id}/thumbnails/{thumbId}',
     ]);
     expect((doc.paths['/assets/{id}']?.get as { security?: unknown }).security).toEqual([]);
     expect(await undocumentedRoutes(p.url, doc, { name: 'calm' }, { 'x-api-key': 'key_a' })).toEqual([]);
