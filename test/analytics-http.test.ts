@@ -147,6 +147,8 @@ describe('analytics HTTP interface', () => {
     expect((await refusal(raised)).type).toBe('TOO_MANY_ROWS_OR_BYTES');
     const lowered = analyst.query({ query: 'SELECT number FROM numbers(50)', clickhouse_settings: { max_result_rows: '10' } });
     expect((await refusal(lowered)).type).toBe('TOO_MANY_ROWS_OR_BYTES');
+    const overLimit = await fetch(`${server.url}/?user=analyst&password=${encodeURIComponent('s3cret:with-colon')}&max_result_rows=1`, { method: 'POST', body: 'SELECT number FROM numbers(3)' });
+    expect(overLimit.status, 'a query past a limit is the query\'s fault').toBe(400);
     const slow = analyst.query({ query: 'SELECT count() FROM numbers(1e12)', clickhouse_settings: { max_execution_time: 1 } });
     expect(await refusal(slow)).toMatchObject({ code: '159', type: 'TIMEOUT_EXCEEDED' });
   });

@@ -60,6 +60,11 @@ const BAD_REQUEST = new Set([
   'UNKNOWN_ELEMENT_IN_AST', 'UNKNOWN_TYPE_OF_AST_NODE', 'TOO_DEEP_AST', 'TOO_BIG_AST', 'UNEXPECTED_AST_STRUCTURE',
   'INCORRECT_DATA', 'TYPE_MISMATCH', 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE', 'INVALID_TEMPLATE_FORMAT',
 ]);
+/** A limit of the session (the server's, or one the analyst lowered) that the query went past: the query's fault, not the server's. */
+const OVER_LIMIT = new Set([
+  'TOO_MANY_ROWS_OR_BYTES', 'TOO_MANY_ROWS', 'TOO_MANY_BYTES', 'TOO_MANY_COLUMNS', 'TOO_DEEP_SUBQUERIES',
+  'TOO_MANY_TEMPORARY_COLUMNS', 'TOO_MANY_TEMPORARY_NON_CONST_COLUMNS', 'MEMORY_LIMIT_EXCEEDED',
+]);
 const NOT_FOUND = new Set([
   'UNKNOWN_TABLE', 'UNKNOWN_FUNCTION', 'UNKNOWN_IDENTIFIER', 'UNKNOWN_TYPE', 'UNKNOWN_STORAGE', 'UNKNOWN_DATABASE',
   'UNKNOWN_SETTING', 'UNKNOWN_DIRECTION_OF_SORTING', 'UNKNOWN_AGGREGATE_FUNCTION', 'UNKNOWN_FORMAT',
@@ -70,7 +75,7 @@ const NOT_FOUND = new Set([
 export function httpStatusOf(type: string): number {
   if (type === 'REQUIRED_PASSWORD') return 401;
   if (FORBIDDEN.has(type)) return 403;
-  if (BAD_REQUEST.has(type) || type.startsWith('CANNOT_PARSE_')) return 400;
+  if (BAD_REQUEST.has(type) || OVER_LIMIT.has(type) || type.startsWith('CANNOT_PARSE_')) return 400;
   if (NOT_FOUND.has(type)) return 404;
   if (type === 'QUERY_IS_TOO_LARGE') return 413;
   if (type === 'NOT_IMPLEMENTED') return 501;
