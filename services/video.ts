@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Platform } from '../infra/platform.js';
 import { servesHttp, type Role, type ServiceModule } from './types.js';
 import { videoRouter } from '../api/video/routes.js';
-import { principalsMigration } from '../api/video/auth/principal-store.js';
+import { principalsMigration } from '../pipelines/video/principal-store.js';
 import { assetIndexMigration, createAssetStore, type AssetStore } from '../pipelines/video/assets.js';
 import { createJobStore, jobStoreMigration, jobUsageMigration, type JobStore } from '../pipelines/video/job-store.js';
 import type { RenderJobs, Templates } from '../pipelines/video/ports.js';
