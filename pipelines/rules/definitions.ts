@@ -4,7 +4,8 @@ import { RefreshingCache } from '../../infra/refreshing-cache.js';
 import type { TableDefinition } from '../../domain/rules/custom-table.js';
 import type { Rule, VersionedRule } from '../../domain/rules/rule.js';
 import type { ValueType } from '../../domain/rules/values.js';
-import { keyedSerial, versionSource } from './versions.js';
+import { keyedSerial } from '../../infra/keyed-serial.js';
+import { versionSource } from './versions.js';
 
 export interface FieldDef {
   name: string;
