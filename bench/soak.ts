@@ -28,7 +28,7 @@ import { rulesService } from '../services/rules.js';
 import type { LoadJob, LoadReport } from './counters-load.js';
 import { p99, type TransactionJob, type TransactionReport } from './soak-transactions.js';
 import { keyBytes } from './event-ids.js';
-import { bucketQuantiles, buckets } from './histogram.js';
+import { bucketQuantiles, buckets } from './lib/histogram.js';
 import { forkedJob } from './forked-job.js';
 import { configureSoakOrg, countApplied, SOAK_LOAD } from './soak-setup.js';
 
