@@ -28,10 +28,11 @@ import type { InFlightLimit } from '../../in-flight-limit.js';
  * while it is in flight; at rest an id weighs what it weighs on one server.
  */
 
-/** An id grid's slots, its arguments `base first last expireAt` (scripts.ts IDS), and the key that routes its calls. */
+/** An id grid's slots, its arguments (scripts.ts IDS), and the key that routes its calls. */
 export interface IdGrid {
   first: number;
   last: number;
+  expireAt: number;
   args: string[];
   route: string;
 }
@@ -91,7 +92,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
         keys.push(d.entityKey(it.r.entity));
         if (it.digest) {
           keys.push(d.markerKey(it.r.entity));
-          args.push(`${it.grid!.args[3]},${it.r.updates.length}`, it.digest);
+          args.push(`${it.grid!.expireAt},${it.r.updates.length}`, it.digest);
         } else {
           args.push(`,${it.r.updates.length}`);
         }
