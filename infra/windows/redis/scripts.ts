@@ -36,7 +36,8 @@
  * each meta hash once and writes what changed at the end (flushMetas).
  */
 const IDS = `
-local metas, marks, legacies = {}, {}, {}
+-- Per bucket key, its marks o and l as last read or written (two maps: no table per lookup).
+local metas, oldest, expiries, legacies = {}, {}, {}, {}
 
 local function metaOf(base, now)
   local m = metas[base]
@@ -100,7 +101,7 @@ end
 
 local function gridOf(base, legacyBase, slotMs, first, last, expireAt)
   -- Every slot before the newest has ended, so a generation whose expiry is before its start is gone.
-  return { meta = metaOf(base, last * slotMs), legacyBase = legacyBase, slotMs = slotMs, first = first, last = last, k = last - first + 1, expireAt = expireAt }
+  return { meta = metaOf(base, last * slotMs), legacyBase = legacyBase, slotMs = slotMs, first = first, last = last, slotText = string.format('%d', last), k = last - first + 1, expireAt = expireAt }
 end
 
 local function gridArgs(a)
@@ -113,6 +114,7 @@ local function split(d)
   return ((a * 256 + b) * 256 + c) * 256 + e, string.sub(d, 5, 12)
 end
 
+-- A stored value's slot and state.
 local function slotOfValue(v)
   local comma = string.find(v, ',', 1, true)
   return tonumber(string.sub(v, 1, comma - 1)), string.sub(v, comma + 1)
@@ -130,7 +132,8 @@ local function findId(grid, x, f)
       if i == #gens then
         local r = redis.call('HMGET', k, f, 'o', 'l')
         v = r[1]
-        marks[k] = { o = tonumber(r[2]), l = tonumber(r[3]) or 0 }
+        oldest[k] = tonumber(r[2]) or false
+        expiries[k] = tonumber(r[3]) or 0
       else
         v = redis.call('HGET', k, f)
       end
@@ -200,30 +203,30 @@ local function addId(grid, x, f, value)
   local k = gen.prefix .. (x % gen.b)
   -- Marks findId did not read are of a generation opened by this call (none yet) or idle for a whole
   -- window (its ids all out of it): taken as none, which at worst delays a prune.
-  local mark = marks[k] or { l = 0 }
-  marks[k] = mark
-  local args = { k, f, string.format('%d', slot) .. ',' .. value }
+  local o, l = oldest[k], expiries[k] or 0
+  local args = { k, f, grid.slotText .. ',' .. value }
   local moved = false
-  if mark.o and mark.o < grid.first - 1 then
-    mark.o = prune(k, grid.first)
+  if o and o < grid.first - 1 then
+    o = prune(k, grid.first)
     moved = true
   end
-  if mark.o == nil or slot < mark.o then
-    mark.o = slot
+  if not o or slot < o then
+    o = slot
     moved = true
   end
   if moved then
     args[#args + 1] = 'o'
-    args[#args + 1] = string.format('%d', mark.o)
+    args[#args + 1] = string.format('%d', o)
   end
-  local extend = grid.expireAt > mark.l
+  local extend = grid.expireAt > l
   if extend then
-    mark.l = grid.expireAt + 3 * grid.slotMs
+    l = grid.expireAt + 3 * grid.slotMs
     args[#args + 1] = 'l'
-    args[#args + 1] = string.format('%d', mark.l)
+    args[#args + 1] = string.format('%d', l)
   end
+  oldest[k], expiries[k] = o, l
   redis.call('HSET', unpack(args))
-  if extend then redis.call('PEXPIREAT', k, mark.l) end
+  if extend then redis.call('PEXPIREAT', k, l) end
 end
 `;
 
