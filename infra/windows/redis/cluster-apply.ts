@@ -8,7 +8,7 @@ import type { InFlightLimit } from '../../in-flight-limit.js';
  * `apply` on a Redis Cluster, where one script call may touch the keys of one hash slot only.
  *
  * An event id is remembered per organization (tag {scope}: one place answers "seen before?" for
- * every entity, which the exactly-once rule per organization needs, and it keeps ≈16 B an id in
+ * every entity, which the exactly-once rule per organization needs, and it keeps ≈25 B an id in
  * small listpack buckets), while an entity's series live under its own tag {scope:id} so the
  * entities of one organization spread over the cluster. Tagging entities by organization would
  * put a whole tenant in one slot, and buckets of ids tagged by entity could not tell that an id
