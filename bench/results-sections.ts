@@ -16,6 +16,7 @@ export const SECTION_ORDER = [
   'windows-cluster',
   'window-state',
   'counters',
+  'counters-store',
   'rules',
   'like',
   'screening',
