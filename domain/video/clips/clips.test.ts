@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compile } from '../compile.js';
 import { bm25Index } from './bm25.js';
 import { clipCandidates } from './candidates.js';
 import { clipScript, scriptString } from './clip-script.js';
@@ -142,5 +143,9 @@ describe('clip script', () => {
       ].join('\n'),
     );
     expect(scriptString('a\\b\nc')).toBe('"a\\\\b c"');
+    const compiled = compile(script);
+    expect(compiled.diagnostics.filter((d) => d.level === 'error')).toEqual([]);
+    expect(compiled.ok && compiled.renderGraph.film.title).toBe('Say "hi" {{x}}');
+    expect(compiled.ok && compiled.renderGraph.sources).toEqual(['src_0123']);
   });
 });
