@@ -34,9 +34,9 @@ export function videoParts(platform: Platform): VideoParts {
     const store = createJobStore(platform.analytics, platform.clock);
     const templates = createTemplateStore(platform.analytics, platform.clock);
     const assets = createAssetStore(platform.blobs, platform.analytics, () => platform.clock.now());
-    const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
-    const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
     const sources = createSourceStore(platform.blobs, platform.analytics, () => platform.clock.now());
+    const jobs = createRenderJobs({ platform, store, templates, assets, sources, topic: platform.config.RENDER_TOPIC });
+    const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
     p = { jobs, templates, assets, store, documents, sources };
     parts.set(platform, p);
   }
@@ -81,6 +81,7 @@ export const videoService: ServiceModule = {
             startRenderWorker({
               platform,
               assets: p.assets,
+              sources: p.sources,
               topic: config.RENDER_TOPIC,
               concurrency: config.RENDER_CONCURRENCY,
               stallMs: config.RENDER_STALL_SECONDS * 1000,
