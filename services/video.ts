@@ -12,6 +12,7 @@ import { createTemplateStore, templateStoreMigration } from '../pipelines/video/
 import { createDocumentStore, documentStoreMigration } from '../pipelines/video/document-store.js';
 import { createDocuments, type Documents } from '../pipelines/video/documents.js';
 import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pipelines/video/sources.js';
+import { createClips, type Clips } from '../pipelines/video/clips.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
 import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
@@ -24,6 +25,7 @@ export interface VideoParts {
   store: JobStore;
   documents: Documents;
   sources: SourceStore;
+  clips: Clips;
 }
 
 /** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
@@ -37,7 +39,8 @@ export function videoParts(platform: Platform): VideoParts {
     const sources = createSourceStore(platform.blobs, platform.analytics, () => platform.clock.now());
     const jobs = createRenderJobs({ platform, store, templates, assets, sources, topic: platform.config.RENDER_TOPIC });
     const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
-    p = { jobs, templates, assets, store, documents, sources };
+    const clips = createClips({ sources, documents });
+    p = { jobs, templates, assets, store, documents, sources, clips };
     parts.set(platform, p);
   }
   return p;
