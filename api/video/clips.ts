@@ -32,7 +32,7 @@ const STATUS: Record<ClipRefusalKind, [number, string]> = {
 };
 
 /** Runs a clip call, its refusals (and the document service's) turned into the HTTP errors of the same meaning. */
-async function clipCall<T>(call: () => Promise<T>): Promise<T> {
+export async function clipCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await refusing(call);
   } catch (err) {

@@ -16,7 +16,7 @@ const time = z.number().min(0).max(86_400);
 const goal = z.string().trim().min(1).max(MAX_GOAL_CHARS).meta({ description: 'What the clip should be about, in words the speakers would use' });
 
 /** A window of a source; at most a scene long. */
-const windowShape = {
+export const windowShape = {
   sourceId,
   start: time.meta({ description: 'Seconds from the start of the source' }),
   end: time.meta({ description: 'Seconds from the start of the source, after start' }),
@@ -63,7 +63,8 @@ export const refinedSchema = z
   .object({ start: time, end: time, startsOn: edge.meta({ description: 'What the start landed on: a shot cut, a sentence (with a small margin), or where it was given (no speech there)' }), endsOn: edge })
   .meta({ id: 'ClipRefined' });
 
-const name = z.string().trim().min(1).max(MAX_DOCUMENT_NAME_CHARS);
+export const clipNameSchema = z.string().trim().min(1).max(MAX_DOCUMENT_NAME_CHARS);
+const name = clipNameSchema;
 
 export const draftRequestSchema = windowChecks(z.strictObject({ ...windowShape, name: name.optional().meta({ description: 'The film title; default "Clip of <source name>"' }) })).meta({
   id: 'ClipDraftRequest',
