@@ -1,5 +1,5 @@
 import { clipCandidates, type CandidateResult } from '../../domain/video/clips/candidates.js';
-import { clipScript } from '../../domain/video/clips/clip-script.js';
+import { clipAspect, clipScript } from '../../domain/video/clips/clip-script.js';
 import { clipMaterial, type ClipMaterial } from '../../domain/video/clips/material.js';
 import { refineWindow, type Refined } from '../../domain/video/clips/refine.js';
 import { compile, type CompileResult } from '../../domain/video/compile.js';
@@ -53,11 +53,12 @@ export function createClips(deps: { sources: SourceReader; documents: Documents 
     if (w.end > m.duration + END_SLACK) throw new ClipRefusal('bad_window', `end: ${w.end} s is past the end of the source (${m.duration} s)`);
   }
 
-  /** The clip's script for a window of a source, its captions the sentences said in it. */
-  const scriptOf = (material: ClipMaterial, w: ClipWindow, name: string) => clipScript({ ...w, name, sentences: material.sentences });
+  /** The clip's script for a window of a source, its captions the sentences said in it, its frame shaped like the footage. */
+  const scriptOf = (source: SourceRecord, material: ClipMaterial, w: ClipWindow, name: string) =>
+    clipScript({ ...w, name, sentences: material.sentences, aspect: clipAspect(source.width, source.height) });
 
-  async function windowFor(c: Caller, from: ClipWindow, change: { start?: number; end?: number; goal?: string }): Promise<{ window: ClipWindow; material: ClipMaterial }> {
-    const { material } = await preprocessed(c.orgId, from.sourceId);
+  async function windowFor(c: Caller, from: ClipWindow, change: { start?: number; end?: number; goal?: string }): Promise<{ window: ClipWindow; source: SourceRecord; material: ClipMaterial }> {
+    const { source, material } = await preprocessed(c.orgId, from.sourceId);
     let window = { ...from, ...(change.start === undefined ? {} : { start: change.start }), ...(change.end === undefined ? {} : { end: change.end }) };
     if (change.goal !== undefined) {
       const found = clipCandidates(material, change.goal, { maxCandidates: 1 });
@@ -67,7 +68,7 @@ export function createClips(deps: { sources: SourceReader; documents: Documents 
     }
     if (window.end <= window.start) throw new ClipRefusal('bad_window', `end: ${window.end} s must be after start ${window.start} s`);
     checkWindow(material, window);
-    return { window, material };
+    return { window, source, material };
   }
 
   return {
@@ -86,24 +87,24 @@ export function createClips(deps: { sources: SourceReader; documents: Documents 
     async draft(orgId: string, body: ClipWindow & { name?: string }): Promise<{ source: string } & CompileResult> {
       const { source, material } = await preprocessed(orgId, body.sourceId);
       checkWindow(material, body);
-      const script = scriptOf(material, body, body.name ?? `Clip of ${source.name}`);
+      const script = scriptOf(source, material, body, body.name ?? `Clip of ${source.name}`);
       return { source: script, ...compile(script) };
     },
 
     /** A clip document: version 1 holds the clip's script, `metadata.clip` its window. */
     async createDocument(c: Caller, body: ClipWindow & { name: string }, idempotencyKey?: string): Promise<{ document: DocumentView; created: boolean }> {
-      const { material } = await preprocessed(c.orgId, body.sourceId);
+      const { source, material } = await preprocessed(c.orgId, body.sourceId);
       checkWindow(material, body);
       const window = { sourceId: body.sourceId, start: body.start, end: body.end };
-      return documents.create(c, { name: body.name, source: scriptOf(material, window, body.name), metadata: { clip: window } }, idempotencyKey);
+      return documents.create(c, { name: body.name, source: scriptOf(source, material, window, body.name), metadata: { clip: window } }, idempotencyKey);
     },
 
     /** A new version of a clip document for a new window, or the best window for a new goal; the script is drafted anew. */
     async redraft(c: Caller, id: string, change: { start?: number; end?: number; goal?: string }, precondition: Precondition): Promise<DocumentView> {
       const doc = await documents.get(c, id);
       const from = clipOf(doc);
-      const { window, material } = await windowFor(c, from, change);
-      return documents.put(c, id, { source: scriptOf(material, window, doc.name), metadata: { ...doc.metadata, clip: window } }, precondition);
+      const { window, source, material } = await windowFor(c, from, change);
+      return documents.put(c, id, { source: scriptOf(source, material, window, doc.name), metadata: { ...doc.metadata, clip: window } }, precondition);
     },
 
     /** The clip document, for export; a document that is no clip is refused. */

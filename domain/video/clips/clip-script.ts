@@ -1,3 +1,4 @@
+import type { Aspect } from '../ast.js';
 import type { Sentence } from './sentences.js';
 import { round3 } from './material.js';
 
@@ -14,6 +15,15 @@ export interface ClipSpec {
   start: number;
   end: number;
   sentences: readonly Sentence[];
+  /** The frame shape nearest the source's picture (clipAspect). */
+  aspect: Aspect;
+}
+
+/** The script's frame shape nearest a picture's: portrait footage makes a portrait clip; no picture, 16:9. */
+export function clipAspect(width: number | null, height: number | null): Aspect {
+  if (!width || !height) return '16:9';
+  const r = width / height;
+  return r < 0.8 ? '9:16' : r <= 1.25 ? '1:1' : '16:9';
 }
 
 /** Shortest caption worth drawing, seconds: a sliver at the window's edge is dropped. */
@@ -35,6 +45,7 @@ export function clipScript(c: ClipSpec): string {
   });
   return [
     `film ${scriptString(c.name)}`,
+    `aspect ${c.aspect}`,
     `resolution ${CLIP_RESOLUTION}`,
     '',
     `scene "Clip" ${seconds(length)}`,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../compile.js';
 import { bm25Index } from './bm25.js';
 import { clipCandidates } from './candidates.js';
-import { clipScript, scriptString } from './clip-script.js';
+import { clipAspect, clipScript, scriptString } from './clip-script.js';
 import { clipMaterial, type ClipMaterial } from './material.js';
 import { refineWindow } from './refine.js';
 import { sentencesOf } from './sentences.js';
@@ -129,10 +129,11 @@ describe('refine', () => {
 describe('clip script', () => {
   it("plays the window and captions each sentence for the time it is said, relative to the clip", () => {
     const m = talk();
-    const script = clipScript({ sourceId: 'src_0123', name: 'Say "hi" {{x}}', start: 48, end: 56, sentences: m.sentences });
+    const script = clipScript({ sourceId: 'src_0123', name: 'Say "hi" {{x}}', start: 48, end: 56, sentences: m.sentences, aspect: '16:9' });
     expect(script).toBe(
       [
         'film "Say \\"hi\\" \\{\\{x}}"',
+        'aspect 16:9',
         'resolution 720',
         '',
         'scene "Clip" 8s',
@@ -147,5 +148,9 @@ describe('clip script', () => {
     expect(compiled.diagnostics.filter((d) => d.level === 'error')).toEqual([]);
     expect(compiled.ok && compiled.renderGraph.film.title).toBe('Say "hi" {{x}}');
     expect(compiled.ok && compiled.renderGraph.sources).toEqual(['src_0123']);
+  });
+
+  it('takes the frame shape nearest the footage', () => {
+    expect([clipAspect(1920, 1080), clipAspect(1080, 1920), clipAspect(720, 720), clipAspect(null, null), clipAspect(320, 180)]).toEqual(['16:9', '9:16', '1:1', '16:9', '16:9']);
   });
 });
