@@ -199,7 +199,7 @@ export function documentRoutes(deps: VideoApiDeps): VideoRoute[] {
       description: 'Needs render:write and documents:read. GET /api/render/{jobId} shows document {id, version}.',
       scope: 'render:write',
       params: byId,
-      responses: { 202: { description: 'Queued', schema: documentRenderQueuedSchema }, 400: error('compile_failed or unknown-asset'), ...authErrors, 403: error('The credential lacks documents:read'), ...notFound },
+      responses: { 202: { description: 'Queued', schema: documentRenderQueuedSchema }, 400: error('compile_failed, with unknown-asset or unknown-source for an asset or source that is not the organization\'s'), ...authErrors, 403: error('The credential lacks documents:read'), ...notFound },
       handle: async (req, res) => {
         if (!scopesOf(req.principal!).includes('documents:read')) throw forbidden('this credential lacks the scope documents:read');
         const { result, version } = await refusing(() => docs.render(caller(req), param(req, 'id')));
