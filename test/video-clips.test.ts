@@ -137,11 +137,17 @@ describe('clips', () => {
     expect(moved.body).toMatchObject({ version: 2, metadata: { clip: { sourceId: ready.id, start: 0, end: 16 } } });
     expect(moved.body.source).toContain('from 0s to 16s');
     expect((await a.call('POST', `/api/clips/documents/${doc.id}/redraft`, { end: 18 }, { 'if-match': '"v1"' })).status).toBe(412);
+    const inverted = await a.call('POST', `/api/clips/documents/${doc.id}/redraft`, { start: 19 });
+    expect(inverted).toMatchObject({ status: 400, body: { error: 'invalid_window' } });
 
     const byGoal = await a.call('POST', `/api/clips/documents/${doc.id}/redraft`, { goal: 'volcano' });
     expect(byGoal.status).toBe(200);
     expect(byGoal.body.version).toBe(3);
     expect(byGoal.body.source).toContain('caption "a volcano sleeps under the snow"');
+    // The best candidate, refined: its edges on a cut or a sentence with its margin, never mid-sentence.
+    const { start, end } = byGoal.body.metadata.clip as { start: number; end: number };
+    expect(ready.transcript.some((c) => c.start < start && start < c.end)).toBe(false);
+    expect(ready.transcript.some((c) => c.start < end && end < c.end)).toBe(false);
     const unspoken = await a.call('POST', `/api/clips/documents/${doc.id}/redraft`, { goal: 'submarine' });
     expect(unspoken).toMatchObject({ status: 422, body: { error: 'no_candidates' } });
 

@@ -1,8 +1,9 @@
 import { clipCandidates, type CandidateResult } from '../../domain/video/clips/candidates.js';
 import { clipAspect, clipScript } from '../../domain/video/clips/clip-script.js';
-import { clipMaterial, type ClipMaterial } from '../../domain/video/clips/material.js';
+import { clipMaterial, round3, type ClipMaterial } from '../../domain/video/clips/material.js';
 import { refineWindow, type Refined } from '../../domain/video/clips/refine.js';
 import { compile, type CompileResult } from '../../domain/video/compile.js';
+import { MAX_SCENE_SECONDS } from '../../domain/video/directives.js';
 import type { SourceReader, SourceRecord } from '../../domain/video/source.js';
 import type { Caller, Documents, DocumentView, Precondition } from './documents.js';
 
@@ -43,13 +44,16 @@ export function createClips(deps: { sources: SourceReader; documents: Documents 
     const source = await sources.get(orgId, sourceId);
     if (!source) throw new ClipRefusal('source_not_found', `sourceId: the organization has no source ${sourceId}`);
     if (source.preprocess.status !== 'complete') {
-      const state = source.preprocess.status === 'none' ? 'has not been preprocessed' : `is ${source.preprocess.status === 'failed' ? 'not preprocessed (its preprocessing failed)' : `still being preprocessed (${source.preprocess.status})`}`;
+      const status = source.preprocess.status;
+      const state = status === 'none' ? 'has not been preprocessed' : status === 'failed' ? 'is not preprocessed (its preprocessing failed)' : `is still being preprocessed (${status})`;
       throw new ClipRefusal('not_preprocessed', `source ${sourceId} ${state}; POST /api/sources/${sourceId}/preprocess and wait for it to complete`, { preprocess: source.preprocess.status });
     }
     return { source, material: clipMaterial(source) };
   }
 
   function checkWindow(m: ClipMaterial, w: { start: number; end: number }): void {
+    if (w.end <= w.start) throw new ClipRefusal('bad_window', `end: ${w.end} s must be after start ${w.start} s`);
+    if (w.end - w.start > MAX_SCENE_SECONDS) throw new ClipRefusal('bad_window', `end: a clip lasts at most ${MAX_SCENE_SECONDS} s (one scene); this window lasts ${round3(w.end - w.start)} s`);
     if (w.end > m.duration + END_SLACK) throw new ClipRefusal('bad_window', `end: ${w.end} s is past the end of the source (${m.duration} s)`);
   }
 
@@ -64,9 +68,10 @@ export function createClips(deps: { sources: SourceReader; documents: Documents 
       const found = clipCandidates(material, change.goal, { maxCandidates: 1 });
       const best = found.candidates[0];
       if (!best) throw new ClipRefusal('no_candidates', `goal: ${found.reason ?? 'no candidate'}`, { reason: found.reason });
-      window = { sourceId: from.sourceId, start: best.start, end: best.end };
+      // The best candidate with clean edges, as a user would refine it before keeping it.
+      const refined = refineWindow(material, best);
+      window = { sourceId: from.sourceId, start: refined.start, end: refined.end };
     }
-    if (window.end <= window.start) throw new ClipRefusal('bad_window', `end: ${window.end} s must be after start ${window.start} s`);
     checkWindow(material, window);
     return { window, source, material };
   }
