@@ -31,6 +31,7 @@ export const SECTION_ORDER = [
   'video-compile-shapes',
   'video-render',
   'video-preprocess',
+  'video-clips',
   'video-auth',
 ];
 

@@ -12,6 +12,7 @@ import { createTemplateStore, templateStoreMigration } from '../pipelines/video/
 import { createDocumentStore, documentStoreMigration } from '../pipelines/video/document-store.js';
 import { createDocuments, type Documents } from '../pipelines/video/documents.js';
 import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pipelines/video/sources.js';
+import { createClips, type Clips } from '../pipelines/video/clips.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
 import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
@@ -24,6 +25,7 @@ export interface VideoParts {
   store: JobStore;
   documents: Documents;
   sources: SourceStore;
+  clips: Clips;
 }
 
 /** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
@@ -34,10 +36,11 @@ export function videoParts(platform: Platform): VideoParts {
     const store = createJobStore(platform.analytics, platform.clock);
     const templates = createTemplateStore(platform.analytics, platform.clock);
     const assets = createAssetStore(platform.blobs, platform.analytics, () => platform.clock.now());
-    const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
-    const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
     const sources = createSourceStore(platform.blobs, platform.analytics, () => platform.clock.now());
-    p = { jobs, templates, assets, store, documents, sources };
+    const jobs = createRenderJobs({ platform, store, templates, assets, sources, topic: platform.config.RENDER_TOPIC });
+    const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
+    const clips = createClips({ sources, documents });
+    p = { jobs, templates, assets, store, documents, sources, clips };
     parts.set(platform, p);
   }
   return p;
@@ -81,6 +84,7 @@ export const videoService: ServiceModule = {
             startRenderWorker({
               platform,
               assets: p.assets,
+              sources: p.sources,
               topic: config.RENDER_TOPIC,
               concurrency: config.RENDER_CONCURRENCY,
               stallMs: config.RENDER_STALL_SECONDS * 1000,

@@ -6,9 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../infra/lifecycle.js';
-import { MissingAssetError, type AssetFile, type EncodeOptions } from '../../domain/video/ffmpeg-args.js';
+import { MissingAssetError, type AssetFile, type EncodeOptions, type SourceFile } from '../../domain/video/ffmpeg-args.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
+import type { SourceRecord } from '../../domain/video/source.js';
 import type { AssetStore } from './assets.js';
+import { sourceKeys, type SourceStore } from './sources.js';
 import { WORKER_BEAT_MS } from './job-store.js';
 import type { RenderError, RenderOutput } from './ports.js';
 import { RenderFailedError, renderFilm } from './render-film.js';
@@ -25,6 +27,7 @@ import { encodeJson, jobMessageSchema, parseJson, statusTopicOf, workerGroupOf, 
 export interface RenderWorkerOptions {
   platform: Platform;
   assets: AssetStore;
+  sources: Pick<SourceStore, 'get'>;
   topic: string;
   concurrency: number;
   encode: Partial<EncodeOptions>;
@@ -37,6 +40,9 @@ const PROGRESS_EVERY_MS = 500;
 export const outputKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${jobId}.mp4`;
 const outputMetaKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${jobId}.json`;
 export const videoUrlOf = (jobId: string) => `/api/video/${jobId}`;
+
+/** Whether preprocessing found the source lacking something (no_audio, no_video). */
+const has = (record: SourceRecord, code: string) => record.diagnostics.some((d) => d.code === code);
 
 /** At most `limit` tasks at once; the rest wait their turn. */
 export function semaphore(limit: number) {
@@ -92,6 +98,21 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
     return files;
   }
 
+  /** Copies the media of the long-form sources the film cuts; a source's record says which streams it has. */
+  async function fetchSources(m: JobMessage, dir: string): Promise<Record<string, SourceFile>> {
+    const files: Record<string, SourceFile> = {};
+    for (const id of m.graph.sources ?? []) {
+      // Only the organization's own (checked at submission too); a deleted source is missing.
+      const record = await opts.sources.get(m.orgId, id);
+      const body = record ? await platform.blobs.get(sourceKeys.media(id)) : null;
+      if (!record || !body) continue;
+      const file = path.join(dir, `source-${id}`);
+      await pipeline(body.body, createWriteStream(file));
+      files[id] = { path: file, video: !has(record, 'no_video') && (record.width !== null || record.mimetype.startsWith('video/')), audio: !has(record, 'no_audio') };
+    }
+    return files;
+  }
+
   async function render(m: JobMessage): Promise<void> {
     const done = await readJson<RenderOutput>(platform, outputMetaKeyOf(m.orgId, m.jobId));
     if (done) {
@@ -109,6 +130,7 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
       const rendered = await renderFilm({
         graph,
         assets: await fetchAssets(m, dir),
+        sources: await fetchSources(m, dir),
         output: file,
         encode: opts.encode,
         scrub: `${dir}/`,
