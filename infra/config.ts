@@ -97,6 +97,8 @@ export const envSchema = z.object({
   VIDEO_ASR: z.enum(['off', 'pocketsphinx']).optional(),
   /** Preprocessing jobs one preprocess worker runs at once. */
   PREPROCESS_CONCURRENCY: positiveInt.default(1),
+  /** Topic of preprocessing jobs; its status events go to `<PREPROCESS_TOPIC>.status`. Another name isolates deployments sharing a Kafka cluster. */
+  PREPROCESS_TOPIC: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name').default('sources.preprocess'),
   /** Deadline of fetching a source from an address (POST /api/sources {url}). */
   SOURCE_FETCH_TIMEOUT_MS: positiveInt.default(120_000),
   RISK_LISTS_DIR: z.string().default('./data/risk-lists'),

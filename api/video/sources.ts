@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { SourceRecord } from '../../domain/video/source.js';
 import { RemoteMediaError, fetchRemoteMedia } from '../../pipelines/video/remote-media.js';
-import { queuePreprocess } from '../../pipelines/video/preprocess-worker.js';
+import { queuePreprocess } from '../../pipelines/video/preprocess-topics.js';
 import { SOURCE_TYPES, UnsupportedSourceError } from '../../pipelines/video/sources.js';
 import { randomBytes } from 'node:crypto';
 import { preprocessStateSchema, sourceListSchema, sourceRegisterSchema, sourceSchema, sourceUploadFieldsSchema } from '../../schemas/http/video.js';
@@ -146,9 +146,15 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
         const { status, progress } = record.preprocess;
         if (status === 'queued' || status === 'running') return void res.status(202).json({ status, progress, diagnostics: record.diagnostics });
         const jobId = `pre_${randomBytes(12).toString('hex')}`;
-        // The record names the job before it is queued: a worker finding another job id skips its message.
-        await sources.update({ ...record, status: 'preprocessing', preprocess: { status: 'queued', progress: 0, jobId }, diagnostics: [] });
-        await queuePreprocess(deps.platform, { jobId, orgId, sourceId: id });
+        // The record names the job before it is queued: the recorder ignores events of any other job.
+        const queued = await sources.queuePreprocess(record, jobId);
+        try {
+          await queuePreprocess(deps.platform, { jobId, orgId, sourceId: id });
+        } catch (err) {
+          // Not queued: the record says so, instead of a job that stays queued for ever.
+          await sources.update({ ...queued, status: 'failed', preprocess: { status: 'failed', progress: 0, jobId }, diagnostics: [{ level: 'error', code: 'queue_unavailable', message: 'the preprocessing queue did not take the job' }] }).catch(() => undefined);
+          throw err;
+        }
         res.status(202).json({ status: 'queued', progress: 0, diagnostics: [] });
       },
     },

@@ -8,7 +8,8 @@ import { pageOfRecords } from './page-cursor.js';
 
 /**
  * Long-form sources: the media under `sources/<id>/media`, a sidecar subtitle file under
- * `sources/<id>/subtitles`, thumbnails under `sources/<id>/thumbnails/<thumbId>`; the record (with
+ * `sources/<id>/subtitles`, thumbnails under `sources/<id>/thumbnails/<thumbId>`, the outcome of the
+ * latest preprocessing job under `sources/<id>/preprocess/<jobId>.json`; the record (with
  * everything preprocessing derived) in ClickHouse, one row per version, a deletion a tombstone.
  * The type is sniffed from the content; only audio and video are taken.
  */
@@ -37,6 +38,8 @@ export const sourceKeys = {
   media: (id: string) => `sources/${id}/media`,
   subtitles: (id: string) => `sources/${id}/subtitles`,
   thumbnail: (id: string, thumbId: string) => `sources/${id}/thumbnails/${thumbId}`,
+  /** What a preprocessing job found, written by the worker before it reports the job finished. */
+  outcome: (id: string, jobId: string) => `sources/${id}/preprocess/${jobId}.json`,
 };
 export const newThumbnailId = () => `th_${randomBytes(8).toString('hex')}`;
 
@@ -101,6 +104,16 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
     async update(record: SourceRecord): Promise<void> {
       await write({ ...record, updatedAt: new Date(now()).toISOString() }, false);
     },
+    /**
+     * Names `jobId` as the source's preprocessing job, queued; the results of the previous job stay
+     * readable until the new one finishes, its stored outcome goes (only the latest job's is kept).
+     */
+    async queuePreprocess(record: SourceRecord, jobId: string): Promise<SourceRecord> {
+      const next: SourceRecord = { ...record, status: 'preprocessing', preprocess: { status: 'queued', progress: 0, jobId }, diagnostics: [], updatedAt: new Date(now()).toISOString() };
+      await write(next, false);
+      if (record.preprocess.jobId) await blobs.delete(sourceKeys.outcome(record.id, record.preprocess.jobId));
+      return next;
+    },
     async list(orgId: string, limit: number, cursor?: string): Promise<{ items: SourceRecord[]; nextCursor: string | null } | undefined> {
       return pageOfRecords<SourceRecord>(analytics, 'video_sources', 'source_id', orgId, limit, cursor, (s) => [s.createdAt, s.id]);
     },
@@ -113,6 +126,7 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
       await Promise.all([
         blobs.delete(sourceKeys.media(id)),
         blobs.delete(sourceKeys.subtitles(id)),
+        ...(record.preprocess.jobId ? [blobs.delete(sourceKeys.outcome(id, record.preprocess.jobId))] : []),
         ...record.thumbnails.map((t) => blobs.delete(sourceKeys.thumbnail(id, t.id))),
       ]);
       return true;
