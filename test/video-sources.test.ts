@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoService } from '../services/video.js';
 import { sourceListSchema, sourceSchema } from '../schemas/http/video.js';
+import { SUBTITLES_MAX_BYTES } from '../api/video/source-upload.js';
 import { startTestProcess } from './support/process.js';
 import { videoClient } from './fixtures/video-client.js';
 
@@ -26,6 +29,13 @@ async function uploadSource(key: string, content: Buffer, fields: Record<string,
   if (subtitles) form.append('subtitles', new Blob([subtitles]), 'talk.srt');
   const res = await fetch(`${p.url}/api/sources/upload`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
   return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Every file under the blob store's sources folder, temporary ones included. */
+async function storedFiles(): Promise<string[]> {
+  const root = path.join(p.dataDir, 'blobs', 'sources');
+  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name))).sort();
 }
 
 beforeAll(async () => {
@@ -73,20 +83,30 @@ describe('sources', () => {
     expect((await a.call('DELETE', `/api/sources/${source.id}`)).status).toBe(404);
   });
 
-  it('refuses content that is not media, bad subtitles, a file over the limit and a missing file, naming what is wrong', async () => {
+  it('refuses content that is not media, bad subtitles, a file over the limit and a missing file, naming what is wrong and storing nothing', async () => {
+    const before = await storedFiles();
     const image = await uploadSource('key_a', png);
     expect(image.status).toBe(415);
     expect(image.body.message).toMatch(/is image\/png; accepted: video\/mp4/);
+    // Refused after the media streamed to storage: it is removed again.
     const subs = await uploadSource('key_a', mp4, {}, Buffer.from('no cues here'));
     expect(subs.status).toBe(400);
     expect(subs.body.message).toMatch(/^subtitles: not an SRT or WebVTT file/);
-    const big = await uploadSource('key_a', Buffer.concat([mp4, Buffer.alloc(2048)]));
+    const badName = await uploadSource('key_a', mp4, { name: '' });
+    expect(badName.status).toBe(400);
+    // Far over the limit: refused while it streams.
+    const big = await uploadSource('key_a', Buffer.concat([mp4, Buffer.alloc(4 * 1024 * 1024)]));
     expect(big.status).toBe(413);
     expect(big.body.message).toMatch(/"file" is larger than the limit of \d+ bytes/);
+    const bigSubtitles = await uploadSource('key_a', mp4, {}, Buffer.concat([srt, Buffer.alloc(SUBTITLES_MAX_BYTES)]));
+    expect(bigSubtitles.status).toBe(413);
+    expect(bigSubtitles.body.message).toMatch(/"subtitles" is larger than the limit of \d+ bytes/);
     const form = new FormData();
     form.append('name', 'x');
     const none = await fetch(`${p.url}/api/sources/upload`, { method: 'POST', headers: { 'x-api-key': 'key_a' }, body: form });
     expect(none.status).toBe(400);
+    expect(await storedFiles()).toEqual(before);
+    expect((await a.call('GET', '/api/sources')).body.sources).toEqual([]);
   });
 
   it("registers from the organization's asset, never from another's", async () => {

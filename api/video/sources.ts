@@ -14,7 +14,7 @@ import { authErrors, error } from './errors.js';
 import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
-import { readUploadFiles } from './upload.js';
+import { SUBTITLES_MAX_BYTES, readSourceUpload } from './source-upload.js';
 
 const base = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
@@ -57,15 +57,22 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
       method: 'post',
       path: '/api/sources/upload',
       summary: 'Upload a source (video or audio), optionally with its subtitles',
-      description: `multipart/form-data: the media in the field \`file\` (at most SOURCE_MAX_BYTES, default 512 MiB), an optional \`name\` field (default: the file name) and an optional \`subtitles\` file (SRT or WebVTT) that preprocessing takes as the transcript when the media has no subtitle track. The type is sniffed from the content; accepted: ${SOURCE_TYPES.join(', ')}.`,
+      description: `multipart/form-data: the media in the field \`file\` (at most SOURCE_MAX_BYTES, default 512 MiB), an optional \`name\` field (default: the file name) and an optional \`subtitles\` file (SRT or WebVTT, at most ${SUBTITLES_MAX_BYTES} bytes) that preprocessing takes as the transcript when the media has no subtitle track. The media streams to storage as it arrives: its type is sniffed from its first bytes (accepted: ${SOURCE_TYPES.join(', ')}) and its size checked as it streams; a refused upload leaves nothing stored.`,
       scope: 'sources:write',
-      responses: { 201: created, 400: error('No file, a malformed body, a bad name or subtitles that are not SRT/WebVTT'), ...authErrors, 413: error('A file is over SOURCE_MAX_BYTES'), 415: error('Not multipart/form-data, or content that is not audio or video') },
+      responses: { 201: created, 400: error('No file, a malformed body, a bad name or subtitles that are not SRT/WebVTT'), ...authErrors, 413: error('The media is over SOURCE_MAX_BYTES, or the subtitles over their limit'), 415: error('Not multipart/form-data, or content that is not audio or video') },
       handle: async (req, res) => {
-        const files = await readUploadFiles(req, res, max, ['subtitles']);
-        const fields = parseOr400(sourceUploadFieldsSchema, req.body ?? {}, 'form fields');
-        const subtitles = files.subtitles ? checkSubtitles(files.subtitles.buffer) : undefined;
-        const name = fields.name ?? (files.file.originalname || 'source');
-        const record = await sources.create(req.principal!.orgId, name, files.file.buffer, subtitles).catch(unsupported);
+        const id = sources.newId();
+        const upload = await readSourceUpload(req, res, sources, id, max);
+        let record;
+        try {
+          const fields = parseOr400(sourceUploadFieldsSchema, req.body ?? {}, 'form fields');
+          const subtitles = upload.subtitles ? checkSubtitles(upload.subtitles) : undefined;
+          record = await sources.register(req.principal!.orgId, id, fields.name ?? (upload.media.originalname || 'source'), upload.media, subtitles);
+        } catch (err) {
+          // Refused after the media was stored: nothing of it stays.
+          await sources.discardMedia(id);
+          throw err;
+        }
         res.status(201).json(presentSource(record, req));
       },
     },

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { BlobStore } from '../../infra/blobs/types.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
 import type { SourceReader, SourceRecord } from '../../domain/video/source.js';
+import { mediaGate } from './media-gate.js';
 import { pageOfRecords } from './page-cursor.js';
 
 /**
@@ -45,6 +47,26 @@ export const newThumbnailId = () => `th_${randomBytes(8).toString('hex')}`;
 
 export type SourceStore = ReturnType<typeof createSourceStore>;
 
+/** Media as stored: its sniffed type and its size. */
+export interface StoredMedia {
+  mimetype: string;
+  sizeBytes: number;
+}
+
+/** Bytes of a source's head that its type is sniffed from (ID3 tags with cover art can be long). */
+const SNIFF_BYTES = 1024 * 1024;
+
+const newId = () => `src_${randomBytes(16).toString('hex')}`;
+
+/** The media type of a source's first bytes; UnsupportedSourceError unless it is audio or video of a taken type. */
+async function sniffSource(head: Buffer, name: string): Promise<string> {
+  const sniffed = await fileTypeFromBuffer(head);
+  if (!sniffed || !SOURCE_TYPES.includes(sniffed.mime)) {
+    throw new UnsupportedSourceError(`the content of ${JSON.stringify(name)} is ${sniffed ? sniffed.mime : 'of no recognised media type'}; accepted: ${SOURCE_TYPES.join(', ')}`);
+  }
+  return sniffed.mime;
+}
+
 export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: () => number) {
   let version = 0;
   const nextVersion = () => (version = Math.max(version + 1, now() * 1000));
@@ -64,39 +86,64 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
   /** Any organization's source: only for the public media addresses, which name it by its unguessable id. */
   const byId = (id: string) => (SOURCE_ID.test(id) ? read('source_id = {id:String}', { id }) : Promise.resolve(null));
 
+  /** The record of media already stored under the source's key. */
+  async function register(orgId: string, id: string, name: string, media: StoredMedia, subtitles?: Buffer): Promise<SourceRecord> {
+    const at = new Date(now()).toISOString();
+    const record: SourceRecord = {
+      id,
+      orgId,
+      name,
+      status: 'registered',
+      mimetype: media.mimetype,
+      sizeBytes: media.sizeBytes,
+      durationSeconds: null,
+      width: null,
+      height: null,
+      hasSubtitles: subtitles !== undefined,
+      preprocess: { status: 'none', progress: 0 },
+      transcript: [],
+      shots: [],
+      thumbnails: [],
+      silences: [],
+      diagnostics: [],
+      createdAt: at,
+      updatedAt: at,
+    };
+    if (subtitles) await blobs.put(sourceKeys.subtitles(id), subtitles, 'text/plain');
+    // The record last: a source is there once its bytes are.
+    await write(record, false);
+    return record;
+  }
+
+  /**
+   * Streams media to the source's key, its type sniffed from the first bytes before any is
+   * stored: UnsupportedSourceError for content that is not audio or video of a taken type,
+   * MediaTooLargeError past `maxBytes`; either way nothing is left stored.
+   */
+  async function storeMedia(id: string, name: string, body: Readable, maxBytes: number): Promise<StoredMedia> {
+    const gate = mediaGate({ headBytes: SNIFF_BYTES, maxBytes, check: (head) => sniffSource(head, name) });
+    // A short body can fail the gate before the blob store reads it: the error is kept for put, not thrown unheard.
+    gate.stream.on('error', () => undefined);
+    // The type is known only once the head has passed, so the blob carries none: the record does.
+    const stored = await blobs.put(sourceKeys.media(id), body.pipe(gate.stream)).catch((err: unknown) => {
+      // The gate failed: what is left of the body is read and dropped, so its sender can finish.
+      body.unpipe(gate.stream);
+      body.resume();
+      throw err;
+    });
+    return { mimetype: gate.verdict()!, sizeBytes: stored.sizeBytes };
+  }
+
   return {
-    /** Stores new media; throws UnsupportedSourceError when the content is not audio or video of a taken type. */
+    newId,
+    storeMedia,
+    register,
+    /** Forgets media stored by storeMedia that never became a source (a later check refused the upload). */
+    discardMedia: (id: string) => blobs.delete(sourceKeys.media(id)),
+    /** Stores new media held in memory (an asset's copy, a fetched address) with its record. */
     async create(orgId: string, name: string, content: Buffer, subtitles?: Buffer): Promise<SourceRecord> {
-      const sniffed = await fileTypeFromBuffer(content);
-      if (!sniffed || !SOURCE_TYPES.includes(sniffed.mime)) {
-        throw new UnsupportedSourceError(`the content of ${JSON.stringify(name)} is ${sniffed ? sniffed.mime : 'of no recognised media type'}; accepted: ${SOURCE_TYPES.join(', ')}`);
-      }
-      const at = new Date(now()).toISOString();
-      const record: SourceRecord = {
-        id: `src_${randomBytes(16).toString('hex')}`,
-        orgId,
-        name,
-        status: 'registered',
-        mimetype: sniffed.mime,
-        sizeBytes: content.length,
-        durationSeconds: null,
-        width: null,
-        height: null,
-        hasSubtitles: subtitles !== undefined,
-        preprocess: { status: 'none', progress: 0 },
-        transcript: [],
-        shots: [],
-        thumbnails: [],
-        silences: [],
-        diagnostics: [],
-        createdAt: at,
-        updatedAt: at,
-      };
-      await blobs.put(sourceKeys.media(record.id), content, record.mimetype);
-      if (subtitles) await blobs.put(sourceKeys.subtitles(record.id), subtitles, 'text/plain');
-      // The record last: a source is there once its bytes are.
-      await write(record, false);
-      return record;
+      const id = newId();
+      return register(orgId, id, name, await storeMedia(id, name, Readable.from([content]), Infinity), subtitles);
     },
     get,
     byId,
