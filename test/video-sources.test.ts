@@ -53,6 +53,8 @@ describe('sources', () => {
     expect(up.status).toBe(201);
     const source = sourceSchema.parse(up.body);
     expect(source).toMatchObject({ name: 'Talk', status: 'registered', mimetype: 'video/mp4', sizeBytes: mp4.length, hasSubtitles: true, preprocess: { status: 'none', progress: 0 }, transcript: [], diagnostics: [] });
+    // ffprobe read it at registration, before any preprocessing.
+    expect(source).toMatchObject({ durationSeconds: 1, width: 160, height: 90, streams: [{ index: 0, type: 'video', codec: 'h264', width: 160, height: 90, fps: 10 }] });
     expect(source.id).toMatch(/^src_[0-9a-f]{32}$/);
     expect((up.body as { orgId?: string }).orgId).toBeUndefined();
 
@@ -88,6 +90,10 @@ describe('sources', () => {
     const image = await uploadSource('key_a', png);
     expect(image.status).toBe(415);
     expect(image.body.message).toMatch(/is image\/png; accepted: video\/mp4/);
+    // An MP4 by its first bytes that ffprobe cannot read: refused with ffprobe's reason.
+    const damaged = await uploadSource('key_a', Buffer.concat([mp4.subarray(0, 0x24), Buffer.alloc(4096, 7)]));
+    expect(damaged.status).toBe(415);
+    expect(damaged.body).toMatchObject({ error: 'unreadable_media', message: 'ffprobe cannot read the media: moov atom not found' });
     // Refused after the media streamed to storage: it is removed again.
     const subs = await uploadSource('key_a', mp4, {}, Buffer.from('no cues here'));
     expect(subs.status).toBe(400);

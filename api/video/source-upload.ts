@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type multer from 'multer';
 import { MediaTooLargeError } from '../../pipelines/video/media-gate.js';
+import { UnreadableMediaError } from '../../pipelines/video/probe.js';
 import { UnsupportedSourceError, type SourceStore, type StoredMedia } from '../../pipelines/video/sources.js';
 import { HttpError } from '../http/errors.js';
 import { UploadStoreError, readMultipart } from './upload.js';
@@ -13,6 +14,12 @@ export interface SourceUpload {
   media: StoredMedia & { originalname: string };
   subtitles?: Buffer;
 }
+
+/** 415 for media of no accepted type or that ffprobe cannot read, naming why. */
+export const mediaRefused = (err: UnsupportedSourceError | UnreadableMediaError) =>
+  err instanceof UnreadableMediaError
+    ? new HttpError(415, 'unreadable_media', `ffprobe cannot read the media: ${err.message}`)
+    : new HttpError(415, 'unsupported_media_type', err.message);
 
 const tooLarge = (field: string, max: number) => new HttpError(413, 'payload_too_large', `the file ${JSON.stringify(field)} is larger than the limit of ${max} bytes`);
 
@@ -44,9 +51,9 @@ function sourceStorage(sources: SourceStore, id: string, maxBytes: number): mult
       let bodyFailed = false;
       body.once('error', () => (bodyFailed = true));
       sources.storeMedia(id, file.originalname, body, maxBytes).then(
-        (media) => cb(null, { mimetype: media.mimetype, size: media.sizeBytes }),
+        (media) => cb(null, { mimetype: media.mimetype, size: media.sizeBytes, stored: media } as Partial<Express.Multer.File>),
         (err: unknown) => {
-          if (err instanceof UnsupportedSourceError) return cb(new HttpError(415, 'unsupported_media_type', err.message));
+          if (err instanceof UnsupportedSourceError || err instanceof UnreadableMediaError) return cb(mediaRefused(err));
           if (err instanceof MediaTooLargeError) return cb(tooLarge(file.fieldname, maxBytes));
           cb(bodyFailed ? (err as Error) : new UploadStoreError('the media could not be stored', { cause: err }));
         },
@@ -67,7 +74,7 @@ function sourceStorage(sources: SourceStore, id: string, maxBytes: number): mult
 export async function readSourceUpload(req: Request, res: Response, sources: SourceStore, id: string, maxBytes: number): Promise<SourceUpload> {
   const files = await readMultipart(req, res, sourceStorage(sources, id, maxBytes), maxBytes, ['subtitles']);
   return {
-    media: { mimetype: files.file.mimetype, sizeBytes: files.file.size, originalname: files.file.originalname },
+    media: { ...(files.file as Express.Multer.File & { stored: StoredMedia }).stored, originalname: files.file.originalname },
     ...(files.subtitles ? { subtitles: files.subtitles.buffer } : {}),
   };
 }

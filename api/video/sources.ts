@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { SourceRecord } from '../../domain/video/source.js';
 import { RemoteMediaError, fetchRemoteMedia } from '../../pipelines/video/remote-media.js';
 import { queuePreprocess } from '../../pipelines/video/preprocess-topics.js';
+import { UnreadableMediaError } from '../../pipelines/video/probe.js';
 import { SOURCE_TYPES, UnsupportedSourceError } from '../../pipelines/video/sources.js';
 import { randomBytes } from 'node:crypto';
 import { preprocessStateSchema, sourceListSchema, sourceRegisterSchema, sourceSchema, sourceUploadFieldsSchema } from '../../schemas/http/video.js';
@@ -14,7 +15,7 @@ import { authErrors, error } from './errors.js';
 import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
-import { SUBTITLES_MAX_BYTES, readSourceUpload } from './source-upload.js';
+import { SUBTITLES_MAX_BYTES, mediaRefused, readSourceUpload } from './source-upload.js';
 
 const base = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
@@ -22,6 +23,8 @@ const base = (req: Request) => `${req.protocol}://${req.get('host')}`;
 export function presentSource({ orgId: _org, ...s }: SourceRecord, req: Request) {
   return {
     ...s,
+    // Records written before registration probed have no streams.
+    streams: s.streams ?? [],
     mediaUrl: `${base(req)}/sources/${s.id}/media`,
     thumbnails: s.thumbnails.map((t) => ({ ...t, url: `${base(req)}/sources/${s.id}/thumbnails/${t.id}` })),
   };
@@ -29,7 +32,7 @@ export function presentSource({ orgId: _org, ...s }: SourceRecord, req: Request)
 
 const byId = z.object({ id: z.string().meta({ description: 'The source id (src_…)' }) });
 const unsupported = (err: unknown) => {
-  if (err instanceof UnsupportedSourceError) throw new HttpError(415, 'unsupported_media_type', err.message);
+  if (err instanceof UnsupportedSourceError || err instanceof UnreadableMediaError) throw mediaRefused(err);
   throw err;
 };
 
@@ -59,7 +62,7 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
       summary: 'Upload a source (video or audio), optionally with its subtitles',
       description: `multipart/form-data: the media in the field \`file\` (at most SOURCE_MAX_BYTES, default 512 MiB), an optional \`name\` field (default: the file name) and an optional \`subtitles\` file (SRT or WebVTT, at most ${SUBTITLES_MAX_BYTES} bytes) that preprocessing takes as the transcript when the media has no subtitle track. The media streams to storage as it arrives: its type is sniffed from its first bytes (accepted: ${SOURCE_TYPES.join(', ')}) and its size checked as it streams; a refused upload leaves nothing stored.`,
       scope: 'sources:write',
-      responses: { 201: created, 400: error('No file, a malformed body, a bad name or subtitles that are not SRT/WebVTT'), ...authErrors, 413: error('The media is over SOURCE_MAX_BYTES, or the subtitles over their limit'), 415: error('Not multipart/form-data, or content that is not audio or video') },
+      responses: { 201: created, 400: error('No file, a malformed body, a bad name or subtitles that are not SRT/WebVTT'), ...authErrors, 413: error('The media is over SOURCE_MAX_BYTES, or the subtitles over their limit'), 415: error('Not multipart/form-data, content that is not audio or video (unsupported_media_type), or media ffprobe cannot read (unreadable_media)') },
       handle: async (req, res) => {
         const id = sources.newId();
         const upload = await readSourceUpload(req, res, sources, id, max);
@@ -84,7 +87,7 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
         '`{name, assetId}` copies an audio or video asset; `{name, url}` fetches the address once (http or https, no redirects, at most SOURCE_MAX_BYTES within SOURCE_FETCH_TIMEOUT_MS; addresses resolving to loopback, private or link-local networks are refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true).',
       scope: 'sources:write',
       body: { schema: sourceRegisterSchema },
-      responses: { 201: created, 400: error('A bad body, an unusable url or a fetch that failed, naming why'), ...authErrors, 404: error('No asset of that id in the organization'), 413: error('The media is over SOURCE_MAX_BYTES'), 415: error('Content that is not audio or video') },
+      responses: { 201: created, 400: error('A bad body, an unusable url or a fetch that failed, naming why'), ...authErrors, 404: error('No asset of that id in the organization'), 413: error('The media is over SOURCE_MAX_BYTES'), 415: error('Content that is not audio or video (unsupported_media_type), or media ffprobe cannot read (unreadable_media)') },
       handle: async (req, res) => {
         const body = parseOr400(sourceRegisterSchema, req.body, 'source');
         const orgId = req.principal!.orgId;

@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { BlobStore } from '../../infra/blobs/types.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
 import type { SourceReader, SourceRecord } from '../../domain/video/source.js';
 import { mediaGate } from './media-gate.js';
+import { UnreadableMediaError, probeMedia, type Probe } from './probe.js';
 import { pageOfRecords } from './page-cursor.js';
 
 /**
@@ -47,10 +53,11 @@ export const newThumbnailId = () => `th_${randomBytes(8).toString('hex')}`;
 
 export type SourceStore = ReturnType<typeof createSourceStore>;
 
-/** Media as stored: its sniffed type and its size. */
+/** Media as stored: its sniffed type, its size and what ffprobe read of it. */
 export interface StoredMedia {
   mimetype: string;
   sizeBytes: number;
+  probe: Probe;
 }
 
 /** Bytes of a source's head that its type is sniffed from (ID3 tags with cover art can be long). */
@@ -89,6 +96,7 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
   /** The record of media already stored under the source's key. */
   async function register(orgId: string, id: string, name: string, media: StoredMedia, subtitles?: Buffer): Promise<SourceRecord> {
     const at = new Date(now()).toISOString();
+    const video = media.probe.streams.find((st) => st.type === 'video');
     const record: SourceRecord = {
       id,
       orgId,
@@ -96,9 +104,10 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
       status: 'registered',
       mimetype: media.mimetype,
       sizeBytes: media.sizeBytes,
-      durationSeconds: null,
-      width: null,
-      height: null,
+      durationSeconds: media.probe.durationSeconds,
+      width: video?.width ?? null,
+      height: video?.height ?? null,
+      streams: media.probe.streams,
       hasSubtitles: subtitles !== undefined,
       preprocess: { status: 'none', progress: 0 },
       transcript: [],
@@ -117,8 +126,9 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
 
   /**
    * Streams media to the source's key, its type sniffed from the first bytes before any is
-   * stored: UnsupportedSourceError for content that is not audio or video of a taken type,
-   * MediaTooLargeError past `maxBytes`; either way nothing is left stored.
+   * stored, then reads it with ffprobe: UnsupportedSourceError for content that is not audio or
+   * video of a taken type, MediaTooLargeError past `maxBytes`, UnreadableMediaError when ffprobe
+   * cannot read it or finds no audio or video stream; whatever the error, nothing is left stored.
    */
   async function storeMedia(id: string, name: string, body: Readable, maxBytes: number): Promise<StoredMedia> {
     const gate = mediaGate({ headBytes: SNIFF_BYTES, maxBytes, check: (head) => sniffSource(head, name) });
@@ -131,7 +141,28 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
       body.resume();
       throw err;
     });
-    return { mimetype: gate.verdict()!, sizeBytes: stored.sizeBytes };
+    try {
+      const probe = await probeStored(id);
+      if (!probe.streams.some((st) => st.type === 'video' || st.type === 'audio')) throw new UnreadableMediaError('the media has no audio or video stream');
+      return { mimetype: gate.verdict()!, sizeBytes: stored.sizeBytes, probe };
+    } catch (err) {
+      await blobs.delete(sourceKeys.media(id));
+      throw err;
+    }
+  }
+
+  /** ffprobe of stored media, on a scratch copy: ffprobe seeks (an MP4's index may come last). */
+  async function probeStored(id: string): Promise<Probe> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-source-probe-'));
+    try {
+      const file = path.join(dir, 'media');
+      const found = await blobs.get(sourceKeys.media(id));
+      if (!found) throw new Error(`the media of ${id} is gone from the blob store`);
+      await pipeline(found.body, createWriteStream(file));
+      return await probeMedia(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   return {
