@@ -97,6 +97,8 @@ export const envSchema = z.object({
   VIDEO_ASR: z.enum(['off', 'pocketsphinx']).optional(),
   /** Preprocessing jobs one preprocess worker runs at once. */
   PREPROCESS_CONCURRENCY: positiveInt.default(1),
+  /** Preprocessing jobs one organization may have queued or running at once (429 beyond). */
+  PREPROCESS_MAX_CONCURRENT_JOBS: positiveInt.default(2),
   /** Topic of preprocessing jobs; its status events go to `<PREPROCESS_TOPIC>.status`. Another name isolates deployments sharing a Kafka cluster. */
   PREPROCESS_TOPIC: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name').default('sources.preprocess'),
   /** Deadline of fetching a source from an address (POST /api/sources {url}). */

@@ -39,7 +39,7 @@ async function storedFiles(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  p = await startTestProcess({ services: [videoService], role: 'api', env: { API_KEYS: 'org_a:key_a,org_b:key_b', SOURCE_MAX_BYTES: String(mp4.length + 1024) } });
+  p = await startTestProcess({ services: [videoService], role: 'api', env: { API_KEYS: 'org_a:key_a,org_b:key_b,org_c:key_c', SOURCE_MAX_BYTES: String(mp4.length + 1024), PREPROCESS_MAX_CONCURRENT_JOBS: '2' } });
   a = videoClient(p.url, 'key_a');
   b = videoClient(p.url, 'key_b');
 });
@@ -144,6 +144,27 @@ describe('sources', () => {
     }
     expect((await a.call('POST', '/api/sources', { name: 'Nothing' })).status).toBe(400);
     expect((await a.call('POST', '/api/sources', { name: 'Ftp', url: 'ftp://example.com/a.mp4' })).body.message).toMatch(/only http and https/);
+  });
+
+  it('bounds the preprocessing jobs an organization has queued or running (429 naming the limit), not another organization', async () => {
+    // An API process without workers: queued jobs stay queued.
+    const c = videoClient(p.url, 'key_c');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await uploadSource('key_c', mp4)).body.id as string);
+    for (const id of ids.slice(0, 2)) expect((await c.call('POST', `/api/sources/${id}/preprocess`)).status).toBe(202);
+    const over = await c.call('POST', `/api/sources/${ids[2]}/preprocess`);
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ error: 'preprocess_quota', limit: 'PREPROCESS_MAX_CONCURRENT_JOBS' });
+    expect(over.body.message).toMatch(/has 2 sources queued or running for preprocessing; at most 2 at once \(PREPROCESS_MAX_CONCURRENT_JOBS\)/);
+    expect((await c.call('GET', `/api/sources/${ids[2]}`)).body.preprocess).toEqual({ status: 'none', progress: 0 });
+    // Asking again for a job already queued is no new job.
+    expect((await c.call('POST', `/api/sources/${ids[0]}/preprocess`)).status).toBe(202);
+    // Another organization is not held back.
+    const other = (await uploadSource('key_b', mp4)).body.id as string;
+    expect((await b.call('POST', `/api/sources/${other}/preprocess`)).status).toBe(202);
+    // A deleted source's job no longer counts.
+    expect((await c.call('DELETE', `/api/sources/${ids[0]}`)).status).toBe(204);
+    expect((await c.call('POST', `/api/sources/${ids[2]}/preprocess`)).status).toBe(202);
   });
 
   it('a principal without the sources scopes is refused', async () => {

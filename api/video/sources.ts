@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import { z } from 'zod';
+import { preprocessBreach } from '../../domain/video/preprocess-bounds.js';
 import type { SourceRecord } from '../../domain/video/source.js';
 import { RemoteMediaError, fetchRemoteMedia } from '../../pipelines/video/remote-media.js';
 import { queuePreprocess } from '../../pipelines/video/preprocess-topics.js';
@@ -147,7 +148,12 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
         'A job on the `sources.preprocess` topic, run by the preprocess workers. While a job is queued or running, another call answers that job again (a retry queues nothing new); after it ends, a call preprocesses anew. The transcript comes from an embedded subtitle track, else from the sidecar subtitles of the upload; what could not be found is a diagnostic.',
       scope: 'sources:write',
       params: byId,
-      responses: { 202: { description: 'Queued (or already queued or running)', schema: preprocessStateSchema }, ...authErrors, 404: error('No source of that id in the organization') },
+      responses: {
+        202: { description: 'Queued (or already queued or running)', schema: preprocessStateSchema },
+        ...authErrors,
+        404: error('No source of that id in the organization'),
+        429: error('preprocess_quota: the organization has PREPROCESS_MAX_CONCURRENT_JOBS sources queued or running (named in message and limit)'),
+      },
       handle: async (req, res) => {
         const id = String(req.params.id);
         const orgId = req.principal!.orgId;
@@ -155,6 +161,9 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
         if (!record) throw notFound(`the organization has no source ${id}`);
         const { status, progress } = record.preprocess;
         if (status === 'queued' || status === 'running') return void res.status(202).json({ status, progress, diagnostics: record.diagnostics });
+        // Read, then written: requests of one organization at the same instant may pass the bound by a job or two.
+        const breach = preprocessBreach(await sources.preprocessing(orgId), config.PREPROCESS_MAX_CONCURRENT_JOBS);
+        if (breach) throw new HttpError(breach.status, 'preprocess_quota', breach.message, { limit: breach.limit });
         const jobId = `pre_${randomBytes(12).toString('hex')}`;
         // The record names the job before it is queued: the recorder ignores events of any other job.
         const queued = await sources.queuePreprocess(record, jobId);

@@ -192,6 +192,17 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
       if (record.preprocess.jobId) await blobs.delete(sourceKeys.outcome(record.id, record.preprocess.jobId));
       return next;
     },
+    /** How many of the organization's sources have a preprocessing job queued or running. */
+    async preprocessing(orgId: string): Promise<number> {
+      const [row] = await (
+        await analytics.query({
+          query: "SELECT count() AS n FROM video_sources FINAL WHERE org_id = {org:String} AND deleted = 0 AND JSONExtractString(record, 'preprocess', 'status') IN ('queued', 'running')",
+          query_params: { org: orgId },
+          format: 'JSONEachRow',
+        })
+      ).json<{ n: string | number }>();
+      return Number(row?.n ?? 0);
+    },
     async list(orgId: string, limit: number, cursor?: string): Promise<{ items: SourceRecord[]; nextCursor: string | null } | undefined> {
       return pageOfRecords<SourceRecord>(analytics, 'video_sources', 'source_id', orgId, limit, cursor, (s) => [s.createdAt, s.id]);
     },
