@@ -124,8 +124,15 @@ describe('sources', () => {
     expect(foreign.body.message).toMatch(/^assetId: the organization has no asset/);
     const mine = await a.call('POST', '/api/sources', { name: 'Mine', assetId });
     expect(mine.status).toBe(201);
-    expect(mine.body).toMatchObject({ name: 'Mine', mimetype: 'video/mp4', sizeBytes: mp4.length, hasSubtitles: false });
+    expect(mine.body).toMatchObject({ name: 'Mine', mimetype: 'video/mp4', sizeBytes: mp4.length, hasSubtitles: false, durationSeconds: 1, width: 160 });
     expect((await a.call('DELETE', `/api/sources/${mine.body.id}`)).status).toBe(204);
+    // An asset over SOURCE_MAX_BYTES is refused as it is copied, and nothing of it stays.
+    const before = await storedFiles();
+    const big = await a.upload('/api/assets', Buffer.concat([mp4, Buffer.alloc(64 * 1024)]), 'big.mp4', 'video/mp4');
+    const tooBig = await a.call('POST', '/api/sources', { name: 'Big', assetId: big.body.assets[0].assetId as string });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.message).toMatch(/^the asset is larger than the limit of \d+ bytes/);
+    expect(await storedFiles()).toEqual(before);
   });
 
   it('refuses an address on a private network (the webhooks outbound safety) and a body with neither asset nor url', async () => {

@@ -15,13 +15,19 @@ export interface SourceUpload {
   subtitles?: Buffer;
 }
 
-/** 415 for media of no accepted type or that ffprobe cannot read, naming why. */
-export const mediaRefused = (err: UnsupportedSourceError | UnreadableMediaError) =>
-  err instanceof UnreadableMediaError
-    ? new HttpError(415, 'unreadable_media', `ffprobe cannot read the media: ${err.message}`)
-    : new HttpError(415, 'unsupported_media_type', err.message);
+const tooLarge = (what: string, max: number) => new HttpError(413, 'payload_too_large', `${what} is larger than the limit of ${max} bytes`);
+const fileField = (name: string) => `the file ${JSON.stringify(name)}`;
 
-const tooLarge = (field: string, max: number) => new HttpError(413, 'payload_too_large', `the file ${JSON.stringify(field)} is larger than the limit of ${max} bytes`);
+/**
+ * storeMedia's refusals as HTTP, naming why: 415 for media of no accepted type or that ffprobe
+ * cannot read, 413 past the limit (`what` names the media: "the asset"); undefined for any other error.
+ */
+export function mediaRefusal(err: unknown, what: string): HttpError | undefined {
+  if (err instanceof UnreadableMediaError) return new HttpError(415, 'unreadable_media', `ffprobe cannot read the media: ${err.message}`);
+  if (err instanceof UnsupportedSourceError) return new HttpError(415, 'unsupported_media_type', err.message);
+  if (err instanceof MediaTooLargeError) return tooLarge(what, err.maxBytes);
+  return undefined;
+}
 
 /**
  * Multer storage for a source upload: the media part streams straight to the blob store under the
@@ -41,7 +47,7 @@ function sourceStorage(sources: SourceStore, id: string, maxBytes: number): mult
         body.on('data', (c: Buffer) => {
           size += c.length;
           if (size <= SUBTITLES_MAX_BYTES) parts.push(c);
-          else answer(tooLarge(file.fieldname, SUBTITLES_MAX_BYTES));
+          else answer(tooLarge(fileField(file.fieldname), SUBTITLES_MAX_BYTES));
         });
         body.once('error', (err) => answer(err));
         body.once('end', () => answer(null, { buffer: Buffer.concat(parts), size }));
@@ -52,11 +58,7 @@ function sourceStorage(sources: SourceStore, id: string, maxBytes: number): mult
       body.once('error', () => (bodyFailed = true));
       sources.storeMedia(id, file.originalname, body, maxBytes).then(
         (media) => cb(null, { mimetype: media.mimetype, size: media.sizeBytes, stored: media } as Partial<Express.Multer.File>),
-        (err: unknown) => {
-          if (err instanceof UnsupportedSourceError || err instanceof UnreadableMediaError) return cb(mediaRefused(err));
-          if (err instanceof MediaTooLargeError) return cb(tooLarge(file.fieldname, maxBytes));
-          cb(bodyFailed ? (err as Error) : new UploadStoreError('the media could not be stored', { cause: err }));
-        },
+        (err: unknown) => cb(mediaRefusal(err, fileField(file.fieldname)) ?? (bodyFailed ? (err as Error) : new UploadStoreError('the media could not be stored', { cause: err }))),
       );
     },
     _removeFile(_req, file, cb) {

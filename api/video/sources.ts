@@ -1,12 +1,11 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { preprocessBreach } from '../../domain/video/preprocess-bounds.js';
 import type { SourceRecord } from '../../domain/video/source.js';
 import { RemoteMediaError, fetchRemoteMedia } from '../../pipelines/video/remote-media.js';
 import { queuePreprocess } from '../../pipelines/video/preprocess-topics.js';
-import { UnreadableMediaError } from '../../pipelines/video/probe.js';
-import { SOURCE_TYPES, UnsupportedSourceError } from '../../pipelines/video/sources.js';
+import { SOURCE_TYPES } from '../../pipelines/video/sources.js';
 import { randomBytes } from 'node:crypto';
 import { preprocessStateSchema, sourceListSchema, sourceRegisterSchema, sourceSchema, sourceUploadFieldsSchema } from '../../schemas/http/video.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
@@ -16,7 +15,7 @@ import { authErrors, error } from './errors.js';
 import { pagedListRoute } from './paged-list.js';
 import type { VideoRoute } from './route.js';
 import { sendMedia } from './send-media.js';
-import { SUBTITLES_MAX_BYTES, mediaRefused, readSourceUpload } from './source-upload.js';
+import { SUBTITLES_MAX_BYTES, mediaRefusal, readSourceUpload } from './source-upload.js';
 
 const base = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
@@ -32,22 +31,12 @@ export function presentSource({ orgId: _org, ...s }: SourceRecord, req: Request)
 }
 
 const byId = z.object({ id: z.string().meta({ description: 'The source id (src_…)' }) });
-const unsupported = (err: unknown) => {
-  if (err instanceof UnsupportedSourceError || err instanceof UnreadableMediaError) throw mediaRefused(err);
-  throw err;
-};
 
 /** A sidecar subtitle file: UTF-8 text holding at least one SRT or WebVTT cue timing. */
 function checkSubtitles(file: Buffer): Buffer {
   const text = file.toString('utf8');
   if (text.includes('\uFFFD') || !/\d{2}:\d{2}[:.,\d]*\s*-->\s*\d/.test(text)) throw badRequest('subtitles: not an SRT or WebVTT file (UTF-8 text with cue timings such as 00:00:01,000 --> 00:00:02,500)');
   return file;
-}
-
-async function readAll(body: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of body) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /** Long-form sources: upload or register, list, read, delete (protected) and the public media addresses. */
@@ -92,15 +81,16 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
       handle: async (req, res) => {
         const body = parseOr400(sourceRegisterSchema, req.body, 'source');
         const orgId = req.principal!.orgId;
-        let content: Buffer;
+        let content: Readable;
         if ('assetId' in body) {
           const meta = await assets.meta(body.assetId);
           const found = meta?.orgId === orgId ? await assets.open(body.assetId) : null;
           if (!found) throw notFound(`assetId: the organization has no asset ${body.assetId}`);
-          content = await readAll(found.body);
+          // Streamed from the asset's blob to the source's: an asset is never held whole in memory.
+          content = found.body;
         } else {
           try {
-            content = await fetchRemoteMedia(body.url, { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: max, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+            content = Readable.from([await fetchRemoteMedia(body.url, { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: max, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS })]);
           } catch (err) {
             if (!(err instanceof RemoteMediaError)) throw err;
             // The body was well formed: what failed is the address or its answer, so not validation_error.
@@ -108,8 +98,11 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
             throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'payload_too_large' : 'source_fetch_failed', err.message);
           }
         }
-        const record = await sources.create(orgId, body.name, content).catch(unsupported);
-        res.status(201).json(presentSource(record, req));
+        const id = sources.newId();
+        const media = await sources.storeMedia(id, body.name, content, max).catch((err: unknown) => {
+          throw mediaRefusal(err, 'assetId' in body ? 'the asset' : 'the media at the url') ?? err;
+        });
+        res.status(201).json(presentSource(await sources.register(orgId, id, body.name, media), req));
       },
     },
     pagedListRoute({ path: '/api/sources', what: 'sources', scope: 'sources:read', field: 'sources', schema: sourceListSchema, list: (org, limit, cursor) => sources.list(org, limit, cursor), present: presentSource }),

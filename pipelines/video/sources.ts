@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
@@ -171,11 +171,6 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
     register,
     /** Forgets media stored by storeMedia that never became a source (a later check refused the upload). */
     discardMedia: (id: string) => blobs.delete(sourceKeys.media(id)),
-    /** Stores new media held in memory (an asset's copy, a fetched address) with its record. */
-    async create(orgId: string, name: string, content: Buffer, subtitles?: Buffer): Promise<SourceRecord> {
-      const id = newId();
-      return register(orgId, id, name, await storeMedia(id, name, Readable.from([content]), Infinity), subtitles);
-    },
     get,
     byId,
     /** Writes a new version of the record (preprocessing's progress and results). */
