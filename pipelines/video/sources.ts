@@ -93,7 +93,7 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
   /** Any organization's source: only for the public media addresses, which name it by its unguessable id. */
   const byId = (id: string) => (SOURCE_ID.test(id) ? read('source_id = {id:String}', { id }) : Promise.resolve(null));
 
-  /** The record of media already stored under the source's key. */
+  /** The record of media already stored under the source's key (by storeMedia); on failure the media goes too. */
   async function register(orgId: string, id: string, name: string, media: StoredMedia, subtitles?: Buffer): Promise<SourceRecord> {
     const at = new Date(now()).toISOString();
     const video = media.probe.streams.find((st) => st.type === 'video');
@@ -118,9 +118,15 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
       createdAt: at,
       updatedAt: at,
     };
-    if (subtitles) await blobs.put(sourceKeys.subtitles(id), subtitles, 'text/plain');
-    // The record last: a source is there once its bytes are.
-    await write(record, false);
+    try {
+      if (subtitles) await blobs.put(sourceKeys.subtitles(id), subtitles, 'text/plain');
+      // The record last: a source is there once its bytes are.
+      await write(record, false);
+    } catch (err) {
+      // No record, so nothing may name these bytes again.
+      await Promise.all([blobs.delete(sourceKeys.media(id)), blobs.delete(sourceKeys.subtitles(id))]).catch(() => undefined);
+      throw err;
+    }
     return record;
   }
 
