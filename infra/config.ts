@@ -91,7 +91,7 @@ export const envSchema = z.object({
   RENDER_TOPIC: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name').default('render.jobs'),
   /** Largest asset upload (POST /api/assets), bytes; larger answers 413. */
   ASSET_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
-  /** Bytes of one source: an upload or an asset's copy streams to the blob store and stops past it; a fetched address is held in memory. */
+  /** Bytes of one source (an upload, an asset's copy, a fetched address): each streams to the blob store and stops past it. */
   SOURCE_MAX_BYTES: positiveInt.default(512 * 1024 * 1024),
   /** Speech recognition of sources without subtitles: `pocketsphinx` (default where pocketsphinx_continuous is installed) or `off`. */
   VIDEO_ASR: z.enum(['off', 'pocketsphinx']).optional(),

@@ -32,8 +32,7 @@ async function uploadSource(key: string, content: Buffer, fields: Record<string,
 }
 
 /** Every file under the blob store's sources folder, temporary ones included. */
-async function storedFiles(): Promise<string[]> {
-  const root = path.join(p.dataDir, 'blobs', 'sources');
+async function storedFiles(root = path.join(p.dataDir, 'blobs', 'sources')): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries.filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name))).sort();
 }
@@ -172,6 +171,45 @@ describe('sources', () => {
     // A deleted source's job no longer counts.
     expect((await c.call('DELETE', `/api/sources/${ids[0]}`)).status).toBe(204);
     expect((await c.call('POST', `/api/sources/${ids[2]}/preprocess`)).status).toBe(202);
+  });
+
+  it('registers from an address, streaming it: refused past the limit, when not media and when the answer breaks off, storing nothing', async () => {
+    // A process that may reach this machine's addresses (as a test on loopback needs).
+    const open = await startTestProcess({ services: [videoService], role: 'api', env: { SOURCE_MAX_BYTES: String(mp4.length + 1024), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    const server = http.createServer((req, res) => {
+      if (req.url === '/talk.mp4') return res.end(mp4);
+      if (req.url === '/big.mp4') {
+        // No declared length: the limit holds on what streams.
+        res.write(mp4);
+        return res.end(Buffer.alloc(64 * 1024));
+      }
+      if (req.url === '/cut.mp4') return res.write(mp4.subarray(0, 100), () => res.socket?.destroy());
+      res.end('plain text, not media');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const c = videoClient(open.url, 'key_a');
+    const root = path.join(open.dataDir, 'blobs', 'sources');
+    try {
+      const ok = await c.call('POST', '/api/sources', { name: 'Remote', url: `${base}/talk.mp4` });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+      expect(ok.body).toMatchObject({ name: 'Remote', mimetype: 'video/mp4', sizeBytes: mp4.length, durationSeconds: 1, width: 160 });
+      expect(Buffer.from(await (await fetch(ok.body.mediaUrl as string)).arrayBuffer()).equals(mp4)).toBe(true);
+      const kept = await storedFiles(root);
+      const big = await c.call('POST', '/api/sources', { name: 'Big', url: `${base}/big.mp4` });
+      expect(big.status).toBe(413);
+      expect(big.body.message).toMatch(/^the media at the url is larger than the limit of \d+ bytes/);
+      const text = await c.call('POST', '/api/sources', { name: 'Text', url: `${base}/notes.txt` });
+      expect(text.status).toBe(415);
+      const cut = await c.call('POST', '/api/sources', { name: 'Cut', url: `${base}/cut.mp4` });
+      expect(cut.status).toBe(400);
+      expect(cut.body).toMatchObject({ error: 'source_fetch_failed' });
+      expect(await storedFiles(root)).toEqual(kept);
+      expect((await c.call('GET', '/api/sources')).body.sources).toHaveLength(1);
+    } finally {
+      server.close();
+      await open.stop();
+    }
   });
 
   it('a principal without the sources scopes is refused', async () => {

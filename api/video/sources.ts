@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { preprocessBreach } from '../../domain/video/preprocess-bounds.js';
@@ -38,6 +38,13 @@ function checkSubtitles(file: Buffer): Buffer {
   if (text.includes('\uFFFD') || !/\d{2}:\d{2}[:.,\d]*\s*-->\s*\d/.test(text)) throw badRequest('subtitles: not an SRT or WebVTT file (UTF-8 text with cue timings such as 00:00:01,000 --> 00:00:02,500)');
   return file;
 }
+
+/** A fetch that failed: the body was well formed, what failed is the address or its answer, so not validation_error. */
+const fetchFailed = (err: unknown): never => {
+  if (!(err instanceof RemoteMediaError)) throw err;
+  const tooLarge = /over the limit/.test(err.message);
+  throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'payload_too_large' : 'source_fetch_failed', err.message);
+};
 
 /** Long-form sources: upload or register, list, read, delete (protected) and the public media addresses. */
 export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
@@ -86,21 +93,16 @@ export function sourceRoutes(deps: VideoApiDeps): VideoRoute[] {
           const meta = await assets.meta(body.assetId);
           const found = meta?.orgId === orgId ? await assets.open(body.assetId) : null;
           if (!found) throw notFound(`assetId: the organization has no asset ${body.assetId}`);
-          // Streamed from the asset's blob to the source's: an asset is never held whole in memory.
           content = found.body;
         } else {
-          try {
-            content = Readable.from([await fetchRemoteMedia(body.url, { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: max, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS })]);
-          } catch (err) {
-            if (!(err instanceof RemoteMediaError)) throw err;
-            // The body was well formed: what failed is the address or its answer, so not validation_error.
-            const tooLarge = /over the limit/.test(err.message);
-            throw new HttpError(tooLarge ? 413 : 400, tooLarge ? 'payload_too_large' : 'source_fetch_failed', err.message);
-          }
+          content = await fetchRemoteMedia(body.url, { timeoutMs: config.SOURCE_FETCH_TIMEOUT_MS, maxBytes: max, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS }).catch(fetchFailed);
         }
+        // Either way the bytes stream from where they are to the source's blob, never held whole in memory.
         const id = sources.newId();
         const media = await sources.storeMedia(id, body.name, content, max).catch((err: unknown) => {
-          throw mediaRefusal(err, 'assetId' in body ? 'the asset' : 'the media at the url') ?? err;
+          // Refused: the rest of the asset or of the answer is not worth reading.
+          content.destroy();
+          throw mediaRefusal(err, 'assetId' in body ? 'the asset' : 'the media at the url') ?? fetchFailed(err);
         });
         res.status(201).json(presentSource(await sources.register(orgId, id, body.name, media), req));
       },

@@ -140,6 +140,8 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
     const gate = mediaGate({ headBytes: SNIFF_BYTES, maxBytes, check: (head) => sniffSource(head, name) });
     // A short body can fail the gate before the blob store reads it: the error is kept for put, not thrown unheard.
     gate.stream.on('error', () => undefined);
+    // pipe() passes no errors on: a body that breaks off (a cut upload, a dropped answer) fails the gate, and so put.
+    body.once('error', (err) => gate.stream.destroy(err));
     // The type is known only once the head has passed, so the blob carries none: the record does.
     const stored = await blobs.put(sourceKeys.media(id), body.pipe(gate.stream)).catch((err: unknown) => {
       // The gate failed: what is left of the body is read and dropped, so its sender can finish.
