@@ -1,6 +1,7 @@
 import type { ServiceModule } from './types.js';
 import type { Platform } from '../infra/platform.js';
-import { analyticsRouter, type CounterColumns } from '../api/analytics/routes.js';
+import { analyticsRouter } from '../api/analytics/routes.js';
+import { createAnalyticsReader, type CounterColumns } from '../pipelines/analytics/reader.js';
 
 export interface AnalyticsServiceDeps {
   /** An organization's counter table and columns (the counter service's configuration). */
@@ -19,6 +20,6 @@ export const analyticsService = (deps: AnalyticsServiceDeps): ServiceModule => (
   migrations: [],
   async create({ platform, keys }) {
     const counterColumns: CounterColumns = (orgId) => deps.counterColumns(platform, orgId);
-    return { router: analyticsRouter({ analytics: platform.analytics, keys, counterColumns, bodyLimit: platform.config.BODY_LIMIT }) };
+    return { router: analyticsRouter({ reader: createAnalyticsReader({ analytics: platform.analytics, counterColumns }), keys, bodyLimit: platform.config.BODY_LIMIT }) };
   },
 });

@@ -1,8 +1,7 @@
 import type { Request, Router } from 'express';
 import { z } from 'zod';
-import type { Analytics } from '../../infra/analytics/types.js';
-import { orgEntityCountersSql, QUERIES, type QueryName } from '../../domain/analytics/queries.js';
-import type { CounterColumn } from '../../domain/counters/compile.js';
+import type { QueryName } from '../../domain/analytics/queries.js';
+import type { AnalyticsReader } from '../../pipelines/analytics/reader.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
 import { errorBodySchema } from '../../schemas/http/counters.js';
 import {
@@ -21,13 +20,9 @@ import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
 import { parseOr400 } from '../http/validate.js';
 import { documentedRouter, type DocumentedRoute } from '../http/service-router.js';
 
-/** An organization's counter table and the columns it writes there; null before its first configuration. */
-export type CounterColumns = (orgId: string) => Promise<{ table: string; columns: CounterColumn[] } | null>;
-
 export interface AnalyticsApiDeps {
-  analytics: Analytics;
+  reader: AnalyticsReader;
   keys: KeyRing;
-  counterColumns: CounterColumns;
   bodyLimit: string;
 }
 
@@ -39,47 +34,6 @@ const errors = {
   401: { description: 'Missing or unknown x-api-key, or missing x-org-id', schema: errorBodySchema },
   403: { description: 'The key may not act for this organization', schema: errorBodySchema },
 };
-
-/** Columns answered as ClickHouse DateTime text, turned into RFC 3339. */
-const TIME_COLUMNS = new Set(['hour', 'minute', 'decided_at', 'created_at']);
-const rfc3339 = (v: unknown) => (typeof v === 'string' ? `${v.replace(' ', 'T')}Z` : v);
-
-/** An entity's counters as last flushed, only the organization's own columns. */
-async function entityCounters(deps: AnalyticsApiDeps, orgId: string, entityId: string) {
-  const own = await deps.counterColumns(orgId);
-  if (!own) return null;
-  const rs = await deps.analytics.query({
-    query: orgEntityCountersSql(own.table, own.columns.map((c) => c.name)),
-    query_params: { org_id: orgId, entity_id: entityId },
-    format: 'JSONEachRow',
-  });
-  const [row] = await rs.json<Record<string, unknown>>();
-  if (!row) return null;
-  const counters = Object.fromEntries(own.columns.map((c) => [c.name, c.type === 'datetime' ? (rfc3339(row[c.name]) ?? null) : (row[c.name] ?? null)]));
-  return { entity_id: entityId, counters, updated_at: rfc3339(row.updated_at) };
-}
-
-/**
- * Runs a documented query with the organization of the path as its `org_id` parameter: the caller
- * chooses the question and its range, never the SQL or the organization. 64-bit integers come as
- * JSON numbers on both back ends (a ClickHouse server quotes them by default).
- */
-async function run(analytics: Analytics, name: QueryName, params: Record<string, unknown>): Promise<Record<string, unknown>[]> {
-  const rs = await analytics.query({
-    query: QUERIES[name].sql,
-    query_params: params,
-    format: 'JSONEachRow',
-    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-  });
-  const rows = await rs.json<Record<string, unknown>>();
-  return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, TIME_COLUMNS.has(k) ? rfc3339(v) : v])));
-}
-
-/** One page: a row more than the page is read to know whether another page follows. */
-async function page(analytics: Analytics, name: QueryName, params: Record<string, unknown>, limit: number, offset: number) {
-  const rows = await run(analytics, name, { ...params, limit: limit + 1, offset });
-  return { status: 'ok', data: { rows: rows.slice(0, limit), limit, offset, next_offset: rows.length > limit ? offset + limit : null } };
-}
 
 const org = (req: Request) => String(req.params.org_id);
 
@@ -93,7 +47,7 @@ function routes(deps: AnalyticsApiDeps): Route[] {
     responses: { 200: { description: 'One page of rows', schema: pageOf(row) }, ...errors },
     handle: async (req, res) => {
       const q = parseOr400(rangeQuery, req.query, 'query string');
-      res.json(await page(deps.analytics, name, { org_id: org(req), from: clickhouseDateTime(q.from), to: clickhouseDateTime(q.to) }, q.limit, q.offset));
+      res.json({ status: 'ok', data: await deps.reader.page(name, { org_id: org(req), from: clickhouseDateTime(q.from), to: clickhouseDateTime(q.to) }, q.limit, q.offset) });
     },
   });
   return [
@@ -108,7 +62,7 @@ function routes(deps: AnalyticsApiDeps): Route[] {
       params: orgParams.extend({ transaction_id: z.string() }),
       responses: { 200: { description: 'The decision, one row per rule', schema: pageOf(decisionRuleRow) }, ...errors },
       handle: async (req, res) => {
-        const rows = await run(deps.analytics, 'transactionDecision', { org_id: org(req), transaction_id: String(req.params.transaction_id) });
+        const rows = await deps.reader.run('transactionDecision', { org_id: org(req), transaction_id: String(req.params.transaction_id) });
         res.json({ status: 'ok', data: { rows, limit: rows.length, offset: 0, next_offset: null } });
       },
     },
@@ -120,7 +74,7 @@ function routes(deps: AnalyticsApiDeps): Route[] {
       params: orgParams.extend({ entity_id: z.string() }),
       responses: { 200: { description: 'The flushed values, or null', schema: entityCountersSchema }, ...errors },
       handle: async (req, res) => {
-        res.json({ status: 'ok', data: await entityCounters(deps, org(req), String(req.params.entity_id)) });
+        res.json({ status: 'ok', data: await deps.reader.entityCounters(org(req), String(req.params.entity_id)) });
       },
     },
     {
@@ -132,7 +86,7 @@ function routes(deps: AnalyticsApiDeps): Route[] {
       responses: { 200: { description: 'One page of rows', schema: pageOf(counterConfigRow) }, ...errors },
       handle: async (req, res) => {
         const q = parseOr400(pageQuery, req.query, 'query string');
-        res.json(await page(deps.analytics, 'counterConfigHistory', { org_id: org(req) }, q.limit, q.offset));
+        res.json({ status: 'ok', data: await deps.reader.page('counterConfigHistory', { org_id: org(req) }, q.limit, q.offset) });
       },
     },
   ];
