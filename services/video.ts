@@ -15,6 +15,7 @@ import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pi
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
 import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
+import { createPreviews, type Previews } from '../pipelines/video/previews.js';
 import { pocketsphinxInstalled, pocketsphinxRecogniser } from '../pipelines/video/pocketsphinx.js';
 
 export interface VideoParts {
@@ -24,6 +25,7 @@ export interface VideoParts {
   store: JobStore;
   documents: Documents;
   sources: SourceStore;
+  previews: Previews;
 }
 
 /** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
@@ -37,7 +39,9 @@ export function videoParts(platform: Platform): VideoParts {
     const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
     const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
     const sources = createSourceStore(platform.blobs, platform.analytics, () => platform.clock.now());
-    p = { jobs, templates, assets, store, documents, sources };
+    // One ffmpeg at a time for stills: a preview is a frame or a few hundred, never a film.
+    const previews = createPreviews({ assets, concurrency: 1, cacheSize: 256, timeoutMs: 20_000 });
+    p = { jobs, templates, assets, store, documents, sources, previews };
     parts.set(platform, p);
   }
   return p;

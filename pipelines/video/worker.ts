@@ -1,14 +1,14 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
 import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../infra/lifecycle.js';
-import { MissingAssetError, type AssetFile, type EncodeOptions } from '../../domain/video/ffmpeg-args.js';
+import { MissingAssetError, type EncodeOptions } from '../../domain/video/ffmpeg-args.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
 import type { AssetStore } from './assets.js';
+import { copyAssets } from './asset-files.js';
 import { WORKER_BEAT_MS } from './job-store.js';
 import type { RenderError, RenderOutput } from './ports.js';
 import { RenderFailedError, renderFilm } from './render-film.js';
@@ -76,22 +76,6 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
   const beat = (stopping = false) =>
     send({ kind: 'worker', workerId, concurrency: opts.concurrency, busy: active.size, jobs: [...active], at: platform.clock.now(), ...(stopping ? { stopping } : {}) }, workerId);
 
-  /** Copies the film's assets out of the blob store; ffmpeg reads files. */
-  async function fetchAssets(m: JobMessage, dir: string): Promise<Record<string, AssetFile>> {
-    const files: Record<string, AssetFile> = {};
-    for (const id of m.graph.assets) {
-      const meta = await opts.assets.meta(id);
-      // Another organization's asset is no asset of this film (checked at submission too).
-      if (!meta || meta.orgId !== m.orgId || meta.kind === 'font') continue;
-      const body = await opts.assets.open(id);
-      if (!body) continue;
-      const file = path.join(dir, id);
-      await pipeline(body.body, createWriteStream(file));
-      files[id] = { path: file, kind: meta.kind };
-    }
-    return files;
-  }
-
   async function render(m: JobMessage): Promise<void> {
     const done = await readJson<RenderOutput>(platform, outputMetaKeyOf(m.orgId, m.jobId));
     if (done) {
@@ -108,7 +92,7 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
       let sending: Promise<void> = Promise.resolve();
       const rendered = await renderFilm({
         graph,
-        assets: await fetchAssets(m, dir),
+        assets: await copyAssets(opts.assets, m.orgId, m.graph.assets, dir),
         output: file,
         encode: opts.encode,
         scrub: `${dir}/`,
