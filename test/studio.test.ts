@@ -77,6 +77,33 @@ async function typeScript(page: Page, lines: string[]): Promise<void> {
   }
 }
 
+describe('serving the studio', () => {
+  let server: Awaited<ReturnType<typeof startTestProcess>>;
+  beforeAll(async () => {
+    server = await startTestProcess({ services: [studioService] });
+  }, 120_000);
+  afterAll(async () => server?.stop());
+
+  it('redirects /studio to /studio/, the service worker\'s scope, and serves the page with a policy that allows nothing from elsewhere', async () => {
+    const moved = await fetch(`${server.url}/studio`, { redirect: 'manual' });
+    expect(moved.status).toBe(308);
+    expect(moved.headers.get('location')).toBe('/studio/');
+    const page = await fetch(`${server.url}/studio/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect(await page.text()).toContain('<script type="module" src="app.js">');
+    for (const [file, type] of [['app.js', 'javascript'], ['app.css', 'text/css'], ['sw.js', 'javascript']]) {
+      const r = await fetch(`${server.url}/studio/${file}`);
+      expect(r.status, file).toBe(200);
+      expect(r.headers.get('content-type')).toContain(type);
+      expect(await r.text()).not.toMatch(/https?:\/\/(?!www\.w3\.org)[a-z0-9.-]+\//i);
+    }
+    expect((await fetch(`${server.url}/studio/nothing.js`)).status).toBe(404);
+  });
+});
+
 describe.skipIf(skip)('the studio in Chromium', () => {
   let page: Page;
 
@@ -180,6 +207,21 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     await page.locator('#lock-status[data-state="mine"]').waitFor();
     await page.locator('#versions li').first().waitFor();
     expect(await page.locator('#document-save').isEnabled()).toBe(true);
+    // An annotation on the caret's line shows in the gutter.
+    await page.locator('.cm-line').nth(2).click();
+    await page.locator('#note-text').fill('Shorter title?');
+    await page.locator('#note-add').click();
+    await expect.poll(() => page.locator('.note-marker').getAttribute('title')).toBe('Shorter title?');
+    // Save a change as version 2, then restore version 1 as version 3.
+    await page.locator('.cm-line').nth(0).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' // v2');
+    await page.locator('#document-save').click();
+    await page.locator('#document-status', { hasText: 'Saved version 2' }).waitFor();
+    await page.getByRole('button', { name: 'Restore version 1' }).click();
+    await page.locator('#document-status', { hasText: 'Restored version 1 as version 3' }).waitFor();
+    expect(await page.locator('.cm-line').nth(0).textContent()).toBe('film "Studio test"');
+    await expect.poll(() => page.locator('#versions li').count()).toBe(3);
     await shot(page, 'document-locked');
 
     const second = await watchedPage(await browser.newContext({ viewport: { width: 1280, height: 800 } }), 'second page');
@@ -212,6 +254,21 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     await cues.nth(1).click();
     await expect.poll(() => page.locator('#source-player').evaluate((el) => (el as unknown as Media).currentTime)).toBeGreaterThanOrEqual(3.4);
     await shot(page, 'source-transcript');
+  });
+
+  it('completes transitions and explains a directive on hover', async () => {
+    await page.locator('.cm-line').last().click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('transition wi');
+    const options = page.locator('.cm-tooltip-autocomplete li');
+    await options.first().waitFor();
+    expect(await options.allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('wipeleft')]));
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+z');
+    await page.locator('.cm-line span', { hasText: /^title$/ }).first().hover();
+    await page.locator('.cm-tooltip-hover', { hasText: 'title "<text>"' }).waitFor();
+    await shot(page, 'hover-help');
   });
 
   it('works by keyboard and at 390×844', async () => {
