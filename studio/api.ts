@@ -4,7 +4,7 @@
  * it is kept in session storage, so it ends with the tab.
  */
 
-export type Credential = { kind: 'key'; value: string } | { kind: 'bearer'; value: string } | { kind: 'demo'; value: string; expiresAt: string };
+export type Credential = { kind: 'key'; value: string } | { kind: 'bearer'; value: string } | { kind: 'demo'; value: string; expiresAt: string; scopes: string[] };
 
 const STORAGE_KEY = 'weir.studio.credential';
 
@@ -33,6 +33,24 @@ export function setCredential(c: Credential | null): void {
   else sessionStorage.removeItem(STORAGE_KEY);
 }
 
+/** The scopes of a token (its `scope` claim, read without checking: the server checks); a key's are unknown here. */
+function scopesOf(c: Credential): string[] | undefined {
+  if (c.kind === 'demo') return c.scopes;
+  if (c.kind === 'key') return undefined;
+  try {
+    const payload = JSON.parse(atob(c.value.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { scope?: unknown };
+    return typeof payload.scope === 'string' ? payload.scope.split(' ') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a panel cannot work with this sign-in, when its token plainly lacks the scope; else undefined. */
+export function missingScope(scope: string): string | undefined {
+  const scopes = credential && scopesOf(credential);
+  return scopes && !scopes.includes(scope) ? `this sign-in has no ${scope} scope` : undefined;
+}
+
 /** The header that carries the credential. */
 export function authHeaders(): Record<string, string> {
   if (!credential) return {};
@@ -42,9 +60,9 @@ export function authHeaders(): Record<string, string> {
 /** A demo token for this origin's demo organization (refused unless the server allows this origin). */
 export async function demoSession(): Promise<Credential> {
   const r = await fetch('/demo/session', { method: 'POST' });
-  const body = (await r.json().catch(() => ({}))) as { accessToken?: string; expiresAt?: string; message?: string };
+  const body = (await r.json().catch(() => ({}))) as { accessToken?: string; expiresAt?: string; scopes?: string[]; message?: string };
   if (!r.ok || !body.accessToken) throw new ApiError(r.status, body);
-  return { kind: 'demo', value: body.accessToken, expiresAt: body.expiresAt ?? '' };
+  return { kind: 'demo', value: body.accessToken, expiresAt: body.expiresAt ?? '', scopes: body.scopes ?? [] };
 }
 
 async function send(method: string, path: string, init: { json?: unknown; form?: FormData; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {

@@ -1,4 +1,5 @@
 import { linter, type Diagnostic } from '@codemirror/lint';
+import { StateEffect } from '@codemirror/state';
 import type { Text } from '@codemirror/state';
 import type { RenderGraph } from '../domain/video/render-graph.js';
 import { api, ApiError, currentCredential } from './api.js';
@@ -19,6 +20,9 @@ interface Finding {
 }
 
 const DEBOUNCE_MS = 400;
+
+/** Asks for the script to be checked again though it has not changed (after signing in). */
+export const recheck = StateEffect.define<null>();
 
 /** From the finding's column to the end of its token (the whole line when it points past it). */
 function range(doc: Text, f: Finding): { from: number; to: number } {
@@ -64,5 +68,5 @@ export const compileLinter = linter(
     show(findings);
     return findings.map((f): Diagnostic => ({ ...range(view.state.doc, f), severity: f.level, message: f.message, source: `line ${f.line}, column ${f.column}` }));
   },
-  { delay: DEBOUNCE_MS },
+  { delay: DEBOUNCE_MS, needsRefresh: (u) => u.transactions.some((tr) => tr.effects.some((e) => e.is(recheck))) },
 );

@@ -1,4 +1,4 @@
-import { api, ApiError, authHeaders, describe } from './api.js';
+import { api, ApiError, authHeaders, describe, missingScope } from './api.js';
 import { byId, fill, h } from './dom.js';
 import type { Editor } from './editor.js';
 
@@ -172,6 +172,8 @@ export function mountDocuments(editor: Editor) {
   }
 
   async function loadList(): Promise<void> {
+    const missing = missingScope('documents:read');
+    if (missing) return fill(list, h('li', { class: 'hint' }, `Documents unavailable: ${missing}`));
     try {
       const { body } = await api<{ documents: Doc[] }>('GET', '/api/documents?limit=100');
       fill(list, ...body.documents.map((d) => h('li', {}, h('button', { type: 'button', onclick: () => void openDocument(d.id), 'aria-label': `Open document ${d.name}` }, d.name), ` v${d.version}`)));

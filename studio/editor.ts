@@ -65,6 +65,18 @@ const notesField = StateField.define<RangeSet<GutterMarker>>({
   },
 });
 
+/** Dark, so CodeMirror's tooltips and completion list take their dark variants too. */
+const darkTheme = EditorView.theme(
+  {
+    '.cm-tooltip': { background: 'var(--panel)', color: 'var(--text)', border: '1px solid var(--line)', borderRadius: '6px' },
+    '.cm-tooltip-autocomplete > ul > li[aria-selected]': { background: 'var(--accent)', color: '#06101f' },
+    '.cm-completionDetail': { color: 'var(--muted)' },
+    '.cm-diagnostic-error': { borderLeftColor: 'var(--error)' },
+    '.cm-diagnostic-warning': { borderLeftColor: 'var(--warn)' },
+  },
+  { dark: true },
+);
+
 const readOnly = new Compartment();
 const readOnlyMode = (on: boolean) => [EditorState.readOnly.of(on), EditorView.contentAttributes.of({ 'aria-readonly': String(on) })];
 
@@ -85,6 +97,7 @@ export function createEditor(parent: HTMLElement, onChange: () => void) {
         closeBrackets(),
         highlightActiveLine(),
         indentUnit.of('  '),
+        darkTheme,
         scriptHighlighting,
         completion,
         hoverHelp,

@@ -1,5 +1,5 @@
 import { BUILT_IN_MOODS, MOODS } from '../domain/video/moods.js';
-import { api, describe, upload } from './api.js';
+import { api, describe, missingScope, upload } from './api.js';
 import { byId, fill, h } from './dom.js';
 import type { Editor } from './editor.js';
 import type { RenderPanel } from './render.js';
@@ -94,6 +94,8 @@ export function mountLibrary(editor: Editor, render: RenderPanel) {
   }
 
   async function loadTemplates(): Promise<void> {
+    const missing = missingScope('templates:read');
+    if (missing) return fill(templates, h('li', { class: 'hint' }, `Templates unavailable: ${missing}`));
     try {
       const { body } = await api<{ templates: Template[] }>('GET', '/api/templates');
       fill(templates, ...(body.templates.length ? body.templates.map((t) => h('li', {}, h('button', { type: 'button', onclick: () => openTemplate(t) }, t.name), ` ${t.description}`)) : [h('li', { class: 'hint' }, 'No templates yet (POST /api/templates).')]));
@@ -118,6 +120,11 @@ export function mountLibrary(editor: Editor, render: RenderPanel) {
   }
 
   async function loadAssets(): Promise<void> {
+    const missing = missingScope('assets:read');
+    if (missing) {
+      assetStatus.textContent = `Assets unavailable: ${missing}`;
+      return;
+    }
     try {
       const { body } = await api<{ assets: Asset[] }>('GET', '/api/assets?limit=100');
       update('assets', body.assets);

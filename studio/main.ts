@@ -1,7 +1,7 @@
 import './studio.css';
 import { mountDocuments } from './documents.js';
 import { createEditor } from './editor.js';
-import { forceLinting } from '@codemirror/lint';
+import { recheck } from './diagnostics.js';
 import { byId } from './dom.js';
 import { mountLibrary } from './library.js';
 import { registerMediaWorker } from './media.js';
@@ -37,7 +37,7 @@ mountTabs((panel) => {
 mountSignIn(
   () => {
     signedIn = true;
-    forceLinting(editor.view);
+    editor.view.dispatch({ effects: recheck.of(null) });
     // The assets feed completion and hover whichever panel is shown.
     void library.load();
     void loaders[shown]?.();

@@ -1,4 +1,4 @@
-import { api, describe } from './api.js';
+import { api, describe, missingScope } from './api.js';
 import { byId, clock, fill, h } from './dom.js';
 
 /**
@@ -83,6 +83,8 @@ export function mountSources() {
   }
 
   async function load(): Promise<void> {
+    const missing = missingScope('sources:read');
+    if (missing) return fill(list, h('li', { class: 'hint' }, `Sources unavailable: ${missing}`));
     try {
       const { body } = await api<{ sources: Source[] }>('GET', '/api/sources?limit=50');
       fill(

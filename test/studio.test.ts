@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,15 @@ type Media = { currentTime: number; muted: boolean; play(): Promise<void> };
 type Picture = { naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
 declare const sessionStorage: { getItem(k: string): string | null };
 declare const document: { documentElement: { scrollWidth: number }; activeElement: { id: string } | null };
+
+/** A free port, so the demo's allowed origin can be named before the server starts. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 
 let step = 0;
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${String(++step).padStart(2, '0')}-${name}.png`) });
@@ -114,11 +124,19 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     media = path.join(dir, 'interview.mp4');
     await writeFile(media, makeSourceMedia({ subtitleTrack: true }));
     await writeFile(path.join(dir, 'interview.srt'), subtitlesSrt());
+    const port = await freePort();
     [p, browser] = await Promise.all([
       startTestProcess({
         services: [videoService, studioService],
-        // Two keys of one organization: two principals, one lock.
-        env: { API_KEYS: 'org_a:key_a,org_a:key_c,org_b:key_b:starter', RENDER_PRESET: 'ultrafast', VIDEO_ASR: 'off' },
+        env: {
+          PORT: String(port),
+          // Two keys of one organization: two principals, one lock.
+          API_KEYS: 'org_a:key_a,org_a:key_c,org_b:key_b:starter',
+          RENDER_PRESET: 'ultrafast',
+          VIDEO_ASR: 'off',
+          BEARER_SIGNING_SECRET: 'studio-test-secret-0123456789',
+          VIDEO_DEMO_ORIGINS: `http://127.0.0.1:${port}`,
+        },
       }),
       chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required'] }),
     ]);
@@ -269,6 +287,7 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     await page.locator('.cm-line span', { hasText: /^title$/ }).first().hover();
     await page.locator('.cm-tooltip-hover', { hasText: 'title "<text>"' }).waitFor();
     await shot(page, 'hover-help');
+    await page.mouse.move(1, 1);
   });
 
   it('works by keyboard and at 390×844', async () => {
@@ -283,6 +302,18 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     await shot(page, 'narrow');
     await page.setViewportSize({ width: 1280, height: 800 });
     await shot(page, 'studio');
+  });
+
+  it('signs in to the demo from the same origin, and says which panels its scopes leave out', async () => {
+    const demo = await watchedPage(await browser.newContext({ viewport: { width: 1280, height: 800 } }), 'demo page');
+    await demo.goto(`${p.url}/studio/`);
+    await demo.locator('#demo-sign-in').click();
+    await demo.locator('#who', { hasText: 'Organization demo (demo)' }).waitFor();
+    await demo.locator('#diagnostics-summary', { hasText: 'No problems' }).waitFor();
+    await demo.locator('#tab-documents').click();
+    await demo.locator('#documents', { hasText: 'no documents:read scope' }).waitFor();
+    await shot(demo, 'demo');
+    await demo.context().close();
   });
 
   it('met no console error and no page error', () => {
