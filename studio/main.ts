@@ -10,6 +10,7 @@ import { mountSignIn } from './sign-in.js';
 import { mountSources } from './sources.js';
 import { mountTabs } from './tabs.js';
 import { mountTimeline } from './timeline.js';
+import { watch } from './state.js';
 
 /** The studio page: the editor on the left, the panels on the right; each panel is its own module. */
 
@@ -28,6 +29,8 @@ const loaders: Record<string, () => unknown> = {
   'panel-documents': () => documents.load(),
   'panel-sources': () => sources.load(),
 };
+// Template variables change what the script compiles to: check it again.
+watch(['variables'], () => editor.view.dispatch({ effects: recheck.of(null) }));
 let signedIn = false;
 let shown = 'panel-preview';
 mountTabs((panel) => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { studioService } from '../services/studio.js';
 import { videoService } from '../services/video.js';
 import { makeSourceMedia, subtitlesSrt } from './fixtures/source-media.js';
+import { makeMedia } from './fixtures/video-media.js';
 import { startTestProcess } from './support/process.js';
 
 /**
@@ -51,6 +52,9 @@ async function watchedPage(context: BrowserContext, name: string): Promise<Page>
 
 /** The few DOM shapes the steps read in the page (the test itself runs in Node, without DOM types). */
 type Progress = { value: number };
+declare const DataTransfer: { new (): { items: { add(f: unknown): void } } };
+declare const File: new (parts: unknown[], name: string, o: { type: string }) => unknown;
+declare function atob(s: string): string;
 type Media = { currentTime: number; muted: boolean; play(): Promise<void> };
 type Picture = { naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
 declare const sessionStorage: { getItem(k: string): string | null };
@@ -218,6 +222,60 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     await shot(page, 'render-played');
   });
 
+  it("builds a form from a template's variable schema whose values go with each compile, and adds an asset dropped on the library", async () => {
+    const created = await fetch(`${p.url}/api/templates`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'key_a', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'launch',
+        description: 'A product launch',
+        version: '1.0.0',
+        variables: [
+          { name: 'product', type: 'string', required: true, example: 'Weir' },
+          { name: 'price', type: 'number', required: false, default: 9 },
+          { name: 'loud', type: 'boolean', required: false, default: false },
+        ],
+        defaults: {},
+        source: 'film "Launch"\nscene "Intro" 2s\n  title "{{product}} ships"\n  text "From {{price}}"\n',
+      }),
+    });
+    expect(created.status, await created.text()).toBe(201);
+    await page.locator('#tab-library').click();
+    await page.getByRole('button', { name: 'launch', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Variables of launch' });
+    expect(await form.getByLabel('product *').getAttribute('type')).toBe('text');
+    expect(await form.getByLabel('product *').getAttribute('required')).not.toBeNull();
+    expect(await form.getByLabel('price').getAttribute('type')).toBe('number');
+    expect(await form.getByLabel('loud').getAttribute('type')).toBe('checkbox');
+    expect(await form.getByLabel('price').inputValue()).toBe('9');
+    await page.getByRole('button', { name: 'Open in editor' }).click();
+    const compiled = page.waitForRequest((r) => r.url().endsWith('/api/compile') && (r.postDataJSON() as { variables?: { product?: string } }).variables?.product === 'Acme Rocket');
+    await form.getByLabel('product *').fill('Acme Rocket');
+    expect((await compiled).postDataJSON()).toMatchObject({ variables: { product: 'Acme Rocket', price: 9, loud: false } });
+    await page.locator('#diagnostics-summary', { hasText: 'No problems' }).waitFor();
+    await shot(page, 'template-form');
+
+    // A PNG dropped on the drop zone is uploaded and listed; Insert writes its asset:<id>.
+    const png = (await makeMedia()).png.toString('base64');
+    const dropped = await page.evaluateHandle((b64) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'logo.png', { type: 'image/png' }));
+      return dt;
+    }, png);
+    await page.locator('#asset-drop').dispatchEvent('drop', { dataTransfer: dropped });
+    await page.locator('#asset-status', { hasText: 'Added logo.png' }).waitFor();
+    await page.locator('.cm-line').last().click();
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('image ');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Insert asset logo.png' }).click();
+    await expect.poll(() => page.locator('.cm-line').last().textContent()).toMatch(/^\s*image asset:[A-Za-z0-9._-]+$/);
+    await page.locator('#diagnostics-summary', { hasText: 'No problems' }).waitFor();
+    await shot(page, 'asset-dropped');
+  });
+
   it("holds a document's lock in one page and refuses it to a second page", async () => {
     await page.locator('#tab-documents').click();
     await page.locator('#document-name').fill('Launch film');
@@ -231,6 +289,7 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     await page.locator('#note-add').click();
     await expect.poll(() => page.locator('.note-marker').getAttribute('title')).toBe('Shorter title?');
     // Save a change as version 2, then restore version 1 as version 3.
+    const firstLine = await page.locator('.cm-line').nth(0).textContent();
     await page.locator('.cm-line').nth(0).click();
     await page.keyboard.press('End');
     await page.keyboard.type(' // v2');
@@ -238,7 +297,7 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     await page.locator('#document-status', { hasText: 'Saved version 2' }).waitFor();
     await page.getByRole('button', { name: 'Restore version 1' }).click();
     await page.locator('#document-status', { hasText: 'Restored version 1 as version 3' }).waitFor();
-    expect(await page.locator('.cm-line').nth(0).textContent()).toBe('film "Studio test"');
+    expect(await page.locator('.cm-line').nth(0).textContent()).toBe(firstLine);
     await expect.poll(() => page.locator('#versions li').count()).toBe(3);
     await shot(page, 'document-locked');
 
@@ -284,7 +343,11 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     expect(await options.allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('wipeleft')]));
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+z');
-    await page.locator('.cm-line span', { hasText: /^title$/ }).first().hover();
+    // The pointer goes to the word itself (CodeMirror's hover help follows mouse moves), once no other tooltip covers it.
+    await page.mouse.move(1, 1);
+    await expect.poll(() => page.locator('.cm-tooltip-hover').count()).toBe(0);
+    const box = (await page.locator('.cm-line span', { hasText: /^title$/ }).first().boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.locator('.cm-tooltip-hover', { hasText: 'title "<text>"' }).waitFor();
     await shot(page, 'hover-help');
     await page.mouse.move(1, 1);
