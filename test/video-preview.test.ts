@@ -89,6 +89,16 @@ describe('POST /api/preview', () => {
     expect(previews.drawn).toBe(drawn + 1);
   });
 
+  it('draws a still asked for twice at once only once', async () => {
+    const source = `${TWO_SCENES}\n  text "twice"`;
+    const previews = videoParts(p.platform).previews;
+    const drawn = previews.drawn;
+    const [a, b] = await Promise.all([preview({ source, at: 3, format: 'png' }), preview({ source, at: 3, format: 'png' })]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.bytes.equals(b.bytes)).toBe(true);
+    expect(previews.drawn).toBe(drawn + 1);
+  });
+
   it("draws the organization's own image asset as a background", async () => {
     const r = await preview({ source: `film "A"\nscene "Pic" 2s\n  background asset:${pngAsset}`, at: 1, format: 'png' });
     expect(r.status, r.bytes.toString()).toBe(200);

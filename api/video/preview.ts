@@ -1,6 +1,6 @@
 import { compile } from '../../domain/video/compile.js';
 import { MissingAssetError } from '../../domain/video/ffmpeg-args.js';
-import { PreviewFailedError, type Previews } from '../../pipelines/video/previews.js';
+import { PreviewAbandonedError, PreviewFailedError, type Previews } from '../../pipelines/video/previews.js';
 import { previewRequestSchema } from '../../schemas/http/video.js';
 import { badRequest, HttpError } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
@@ -34,12 +34,16 @@ export function previewRoutes(previews: Previews): VideoRoute[] {
         if (body.at > graph.film.durationSeconds) throw badRequest(`at: ${body.at} is past the end of the film (${graph.film.durationSeconds}s)`);
         // Snapped to a frame, so nearby cursor positions share one cached still.
         const at = Math.round(body.at * graph.film.fps) / graph.film.fps;
+        // A caller that hangs up (the studio's cursor moved on) frees its turn.
+        const left = new AbortController();
+        res.on('close', () => left.abort());
         try {
-          const { image, key } = await previews.still(req.principal!.orgId, graph, at, body.format);
+          const { image, key } = await previews.still(req.principal!.orgId, graph, at, body.format, left.signal);
           res.type(MIME[body.format]).setHeader('ETag', `"${key}"`).setHeader('Cache-Control', 'private, max-age=3600').send(image);
         } catch (err) {
           if (err instanceof MissingAssetError) throw badRequest(`asset:${err.assetId} is not an asset of this organization; upload it with POST /api/assets`);
           if (err instanceof PreviewFailedError) throw new HttpError(502, 'preview_failed', err.message);
+          if (err instanceof PreviewAbandonedError) return void res.destroy();
           throw err;
         }
       },

@@ -13,8 +13,9 @@ import { semaphore } from './worker.js';
 /**
  * Preview stills for the studio: one frame of a compiled film drawn by ffmpeg, kept in a small
  * in-process cache keyed by the hash of organization, graph, time and format (the same script at the
- * same cursor is drawn once), with at most `concurrency` ffmpeg processes at once so previews
- * cannot crowd out the API.
+ * same cursor is drawn once, and requests for a still being drawn share it), with at most
+ * `concurrency` ffmpeg processes at once so previews cannot crowd out the API. A still whose
+ * caller has gone (a cursor dragged on) before its turn is not drawn.
  */
 
 export interface PreviewOptions {
@@ -27,12 +28,14 @@ export interface PreviewOptions {
 }
 
 export class PreviewFailedError extends Error {}
+export class PreviewAbandonedError extends Error {}
 
 export type Previews = ReturnType<typeof createPreviews>;
 
 export function createPreviews(opts: PreviewOptions) {
   const cache = lru<Buffer>(opts.cacheSize);
   const limit = semaphore(opts.concurrency);
+  const drawing = new Map<string, Promise<Buffer>>();
   let drawn = 0;
 
   async function draw(orgId: string, graph: RenderGraph, at: number, format: StillFormat): Promise<Buffer> {
@@ -45,20 +48,36 @@ export function createPreviews(opts: PreviewOptions) {
     }
   }
 
+  async function still(orgId: string, graph: RenderGraph, at: number, format: StillFormat, signal?: AbortSignal): Promise<{ image: Buffer; key: string }> {
+    // Organization in the key: a cached still of one organization's assets is never another's.
+    const key = createHash('sha256').update(JSON.stringify([orgId, graph, at, format])).digest('hex');
+    const hit = cache.get(key);
+    if (hit) return { image: hit, key };
+    let pending = drawing.get(key);
+    if (!pending) {
+      pending = limit(async () => {
+        if (signal?.aborted) throw new PreviewAbandonedError('the caller left before its still was drawn');
+        const image = await draw(orgId, graph, at, format);
+        drawn++;
+        cache.set(key, image);
+        return image;
+      }).finally(() => drawing.delete(key));
+      drawing.set(key, pending);
+    }
+    try {
+      return { image: await pending, key };
+    } catch (err) {
+      // The caller that started it left; one still waiting asks again.
+      if (err instanceof PreviewAbandonedError && !signal?.aborted) return still(orgId, graph, at, format, signal);
+      throw err;
+    }
+  }
+
   return {
+    still,
     /** How many stills ffmpeg has drawn (cache misses). */
     get drawn() {
       return drawn;
-    },
-    async still(orgId: string, graph: RenderGraph, at: number, format: StillFormat): Promise<{ image: Buffer; key: string }> {
-      // Organization in the key: a cached still of one organization's assets is never another's.
-      const key = createHash('sha256').update(JSON.stringify([orgId, graph, at, format])).digest('hex');
-      const hit = cache.get(key);
-      if (hit) return { image: hit, key };
-      const image = await limit(() => draw(orgId, graph, at, format));
-      drawn++;
-      cache.set(key, image);
-      return { image, key };
     },
   };
 }
