@@ -55,6 +55,7 @@ type Progress = { value: number };
 declare const DataTransfer: { new (): { items: { add(f: unknown): void } } };
 declare const File: new (parts: unknown[], name: string, o: { type: string }) => unknown;
 declare function atob(s: string): string;
+declare function getComputedStyle(el: unknown): { color: string };
 type Media = { currentTime: number; muted: boolean; play(): Promise<void> };
 type Picture = { naturalWidth: number; naturalHeight: number; decode(): Promise<void> };
 declare const sessionStorage: { getItem(k: string): string | null };
@@ -118,7 +119,8 @@ describe('serving the studio', () => {
   });
 });
 
-describe.skipIf(skip)('the studio in Chromium', () => {
+// Renders and preprocessing on a busy CI machine take a while: each step gets two minutes.
+describe.skipIf(skip)('the studio in Chromium', { timeout: 120_000 }, () => {
   let page: Page;
 
   beforeAll(async () => {
@@ -172,6 +174,11 @@ describe.skipIf(skip)('the studio in Chromium', () => {
     const marked = page.locator('.cm-lintRange-error');
     await marked.first().waitFor();
     expect(await marked.first().textContent()).toBe('titel');
+    // Highlighting comes from the compiler's lexer and tables: a directive, a colour, a word no directive has.
+    const colour = (text: RegExp) => page.locator('.cm-line span', { hasText: text }).last().evaluate((el) => getComputedStyle(el).color);
+    expect(await colour(/^film$/)).toBe('rgb(127, 180, 255)');
+    expect(await colour(/^#204080$/)).toBe('rgb(255, 143, 208)');
+    expect(await colour(/^titel$/)).toBe('rgb(255, 107, 107)');
     await shot(page, 'diagnostic');
 
     await page.locator('.cm-line').nth(2).click();
