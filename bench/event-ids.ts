@@ -1,9 +1,9 @@
 /**
  * Bytes per remembered event id on Redis: `npx tsx bench/event-ids.ts [ids]` (Redis from
  * WEIR_BENCH_REDIS_URL, default redis://127.0.0.1:6379; default 1,000,000 ids). Measures MEMORY
- * USAGE over every id key of one organization in two cases: a cold first slot (no earlier hour to
- * size its buckets from, so generations grow as the ids come) and a steady slot (the previous hour
- * held as many ids). Prints a markdown table.
+ * USAGE over every id key of one organization in two cases: cold (no ids before, so generations grow
+ * as the ids come) and steady (the generation the previous slot's as many ids grew stays). Prints a
+ * markdown table.
  */
 import './scratch.js';
 import { randomUUID } from 'node:crypto';
@@ -31,6 +31,16 @@ export async function keyBytes(redis: Redis, pattern: string): Promise<{ bytes: 
   return { bytes, keys };
 }
 
+/**
+ * Buckets of the one generation a steady rate of `perSlot` ids a slot leaves (scripts.ts IDS): grown
+ * four-fold from one while the window's `slots` slots would hold over 64 ids a bucket.
+ */
+export function steadyBuckets(perSlot: number, slots: number): number {
+  let b = 1;
+  while (slots * perSlot > 64 * b) b *= 4;
+  return b;
+}
+
 /** Unlinks every key of a pattern. */
 export async function dropKeys(redis: Redis, pattern: string): Promise<void> {
   let cursor = '0';
@@ -47,15 +57,16 @@ async function measure(ids: number, steady: boolean): Promise<string> {
   const store = createRedisWindowStore({ url: redisUrl, keyPrefix: prefix });
   try {
     if (steady) {
-      // The previous hour's meta hash, as a steady rate would have left it: its count sizes the slot.
+      // The meta hash as the previous slot's as many ids left it (scripts.ts IDS): one generation grown to fit them.
       const g = idSlots(TTL_MS, Date.now());
-      await admin.hset(`${prefix}i:{acme}:${g.slotMs}:${g.last - 1}`, 'g', 1, 'b1', 1, 'n1', ids);
+      const b = steadyBuckets(ids, g.last - g.first + 1);
+      await admin.hset(`${prefix}j:{acme}:${g.slotMs}`, 'top', 1, 'c', g.last - 1, 'n', ids, 'e', g.expireAt, '1', `${b},${g.last - 1},${g.expireAt}`);
     }
     for (let i = 0; i < ids; i += CALL) {
       await store.apply(Array.from({ length: CALL }, (_, k) => ({ entity: { scope: 'acme', id: `u${k % 50}` }, updates: [], once: { id: `${randomUUID()}`, ttlMs: TTL_MS } })));
     }
-    const { bytes, keys } = await keyBytes(admin, `${prefix}i:*`);
-    return `| ${steady ? 'steady slot (sized from the previous hour)' : 'cold first slot'} | ${ids.toLocaleString('en-US')} | ${keys.toLocaleString('en-US')} | ${(bytes / ids).toFixed(1)} B |`;
+    const { bytes, keys } = await keyBytes(admin, `${prefix}j:*`);
+    return `| ${steady ? 'steady (a generation sized by the previous slot)' : 'cold (no ids before)'} | ${ids.toLocaleString('en-US')} | ${keys.toLocaleString('en-US')} | ${(bytes / ids).toFixed(1)} B |`;
   } finally {
     await store.close();
     await dropKeys(admin, `${prefix}*`);

@@ -16,6 +16,7 @@ export const SECTION_ORDER = [
   'windows-cluster',
   'window-state',
   'counters',
+  'counters-store',
   'rules',
   'like',
   'screening',
@@ -30,6 +31,7 @@ export const SECTION_ORDER = [
   'video-compile-shapes',
   'video-render',
   'video-preprocess',
+  'video-clips',
   'video-auth',
 ];
 

@@ -10,8 +10,10 @@
 import './scratch.js';
 import { spawnBenchServer } from './bench-server.js';
 import { damonState } from './damon.js';
+import { openLoop, percentile } from './lib/open-loop.js';
+import { cpuByThread, cpuMs } from './lib/proc-cpu.js';
 import http from 'node:http';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,49 +90,6 @@ function postCheck(base: string, org: string, key: string, body: unknown): Promi
   });
 }
 
-async function cpuMs(pid: number, thread?: number): Promise<number> {
-  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-  const fields = (await readFile(file, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-/** CPU ms of each thread of the process, summed by thread name (chDB's pools, lmdb's writer, V8's GC and compiler threads). */
-async function cpuByThread(pid: number): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [])) {
-    try {
-      const name = (await readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8')).trim();
-      const label = Number(tid) === pid ? 'main (event loop)' : name.replace(/\d+$/, '');
-      out.set(label, (out.get(label) ?? 0) + (await cpuMs(pid, Number(tid))));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return out;
-}
-
-const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-
-async function openLoop(post: (i: number) => Promise<void>, offset: number): Promise<{ latencies: number[]; failed: number; ms: number }> {
-  const latencies: number[] = [];
-  let failed = 0;
-  const start = performance.now() + 50;
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < RATE * OPEN_LOOP_SECONDS; i++) {
-    const due = start + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(
-      post(offset + i).then(
-        () => void latencies.push(performance.now() - due),
-        (err: unknown) => {
-          if (failed++ === 0) console.error(`first failure: ${String(err)}`);
-        },
-      ),
-    );
-  }
-  await Promise.all(inflight);
-  return { latencies: latencies.sort((a, b) => a - b), failed, ms: performance.now() - start };
-}
 
 interface Figures {
   mode: string;
@@ -164,7 +123,8 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
     let failed = 0;
     let ms = 0;
     for (let run = 0; run < OPEN_LOOP_RUNS; run++) {
-      const r = await openLoop(post, 1_000 + run * RATE * OPEN_LOOP_SECONDS);
+      const offset = 1_000 + run * RATE * OPEN_LOOP_SECONDS;
+      const r = await openLoop({ rate: RATE, seconds: OPEN_LOOP_SECONDS, send: (i) => post(offset + i) });
       failed += r.failed;
       ms += r.ms;
       runP99.push(percentile(r.latencies, 0.99));

@@ -29,8 +29,9 @@ import { createTableData } from '../pipelines/rules/table-data.js';
 import type { CounterReader } from '../pipelines/ports.js';
 import { countersService, createCounterReader } from '../services/counters.js';
 import { rulesService } from '../services/rules.js';
-import { bucketQuantiles, buckets } from './histogram.js';
-import { cpuMs } from './proc-cpu.js';
+import { bucketQuantiles, buckets } from './lib/histogram.js';
+import { cpuMs } from './lib/proc-cpu.js';
+import { openLoop, percentile } from './lib/open-loop.js';
 import { ACCOUNT_ROWS, ACCOUNTS_TABLE, ENTITIES, RULE_BODIES, setupRulesWorkload, transaction } from './rules-workload.js';
 
 const RATE = 500;
@@ -136,35 +137,6 @@ function postTransaction(base: string, org: string, key: string, body: unknown):
   });
 }
 
-const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-
-/** One open-loop run: request i is due at start + i / RATE, whatever happened before it; latencies sorted. */
-async function openLoop(post: (i: number) => Promise<number>): Promise<{ latencies: number[]; failed: number; triggered: number; ms: number }> {
-  const latencies: number[] = [];
-  let failed = 0;
-  let triggered = 0;
-  const start = performance.now() + 50;
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < RATE * OPEN_LOOP_SECONDS; i++) {
-    const due = start + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(
-      post(i).then(
-        (n) => {
-          latencies.push(performance.now() - due);
-          if (n > 0) triggered++;
-        },
-        (err: unknown) => {
-          if (failed++ === 0) console.error(`first failure: ${String(err)}`);
-        },
-      ),
-    );
-  }
-  await Promise.all(inflight);
-  return { latencies: latencies.sort((a, b) => a - b), failed, triggered, ms: performance.now() - start };
-}
-
 async function measure(mode: string, env: Record<string, string>): Promise<Figures> {
   const org = `bench_${Math.random().toString(36).slice(2, 8)}`;
   const key = `key_${org}`;
@@ -185,9 +157,8 @@ async function measure(mode: string, env: Record<string, string>): Promise<Figur
     let triggered = 0;
     let elapsedMs = 0;
     for (let run = 0; run < OPEN_LOOP_RUNS; run++) {
-      const r = await openLoop(post);
+      const r = await openLoop({ rate: RATE, seconds: OPEN_LOOP_SECONDS, send: post, onAnswer: (n) => void (n > 0 && triggered++) });
       failed += r.failed;
-      triggered += r.triggered;
       elapsedMs += r.ms;
       runP99.push(percentile(r.latencies, 0.99));
       latencies.push(...r.latencies);

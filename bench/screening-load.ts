@@ -12,6 +12,7 @@
 import './scratch.js';
 import { spawnBenchServer } from './bench-server.js';
 import { damonState } from './damon.js';
+import { openLoop, percentile } from './lib/open-loop.js';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -57,31 +58,12 @@ function post(base: string, i: number, name: string): Promise<Answer> {
   });
 }
 
-const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-async function openLoop(base: string, rate: number, seconds: number, names: string[]) {
-  const latencies: number[] = [];
+/** The open loop over `names` in turn, keeping every answer. */
+async function loadNames(base: string, rate: number, seconds: number, names: string[]) {
   const answers: Answer[] = [];
-  let failed = 0;
-  const start = performance.now() + 50;
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < rate * seconds; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(
-      post(base, i, names[i % names.length]!).then(
-        (a) => {
-          latencies.push(performance.now() - due);
-          answers.push(a);
-        },
-        () => void failed++,
-      ),
-    );
-  }
-  await Promise.all(inflight);
-  latencies.sort((a, b) => a - b);
+  const { latencies, failed } = await openLoop({ rate, seconds, send: (i) => post(base, i, names[i % names.length]!), onAnswer: (a) => void answers.push(a) });
   return { latencies, answers, failed };
 }
 
@@ -125,7 +107,7 @@ async function main() {
     const rows: string[] = [];
     const shares: string[] = [];
     for (const rate of RATES) {
-      const r = await openLoop(url, rate, seconds, names);
+      const r = await loadNames(url, rate, seconds, names);
       const l = r.latencies;
       const screenMs = mean(r.answers.map((a) => a.screen));
       const auditMs = mean(r.answers.map((a) => a.audit));
@@ -133,7 +115,7 @@ async function main() {
       const auditSorted = r.answers.map((a) => a.audit).sort((a, b) => a - b);
       const screenSorted = r.answers.map((a) => a.screen).sort((a, b) => a - b);
       rows.push(
-        `| ${rate} | ${l.length} | ${r.failed} | ${pct(l, 0.5).toFixed(2)} | ${pct(l, 0.95).toFixed(2)} | ${pct(l, 0.99).toFixed(2)} | ${l.at(-1)!.toFixed(1)} | ${pct(screenSorted, 0.5).toFixed(2)} / ${pct(screenSorted, 0.99).toFixed(2)} | ${pct(auditSorted, 0.5).toFixed(2)} / ${pct(auditSorted, 0.99).toFixed(2)} |`,
+        `| ${rate} | ${l.length} | ${r.failed} | ${percentile(l, 0.5).toFixed(2)} | ${percentile(l, 0.95).toFixed(2)} | ${percentile(l, 0.99).toFixed(2)} | ${l.at(-1)!.toFixed(1)} | ${percentile(screenSorted, 0.5).toFixed(2)} / ${percentile(screenSorted, 0.99).toFixed(2)} | ${percentile(auditSorted, 0.5).toFixed(2)} / ${percentile(auditSorted, 0.99).toFixed(2)} |`,
       );
       // What the client waited beyond the route: HTTP, body parsing, authentication, rate limit, queueing.
       const outside = Math.max(0, mean(l) - server);

@@ -28,7 +28,7 @@ import { rulesService } from '../services/rules.js';
 import type { LoadJob, LoadReport } from './counters-load.js';
 import { p99, type TransactionJob, type TransactionReport } from './soak-transactions.js';
 import { keyBytes } from './event-ids.js';
-import { bucketQuantiles, buckets } from './histogram.js';
+import { bucketQuantiles, buckets } from './lib/histogram.js';
 import { forkedJob } from './forked-job.js';
 import { configureSoakOrg, countApplied, SOAK_LOAD } from './soak-setup.js';
 
@@ -100,19 +100,20 @@ function lmdbStateBytes(file: string): StateBytes {
   return { ids, idBytes: (used * raw.ids) / total, entities, entityBytes: (used * raw.entities) / total };
 }
 
-/** Redis: MEMORY USAGE of the run's id slots, and of its entity hashes and flush queues. */
+/** Redis: MEMORY USAGE of the run's id buckets, and of its entity hashes and flush queues. */
 async function redisStateBytes(): Promise<StateBytes> {
   const r = new Redis(redisUrl);
   try {
-    const ids = await keyBytes(r, `w:i:{${ORG}}:*`);
+    const ids = await keyBytes(r, `w:j:{${ORG}}:*`);
     let idCount = 0;
     let cursor = '0';
     do {
-      const [next, keys] = await r.scan(cursor, 'MATCH', `w:i:{${ORG}}:*:*:*`, 'COUNT', 10_000);
+      const [next, keys] = await r.scan(cursor, 'MATCH', `w:j:{${ORG}}:*:*:*`, 'COUNT', 10_000);
       cursor = next;
       const p = r.pipeline();
       for (const k of keys) p.hlen(k);
-      for (const [, n] of (await p.exec()) ?? []) idCount += Number(n);
+      // Each bucket holds its two marks (o, l) beside its ids (scripts.ts IDS).
+      for (const [, n] of (await p.exec()) ?? []) idCount += Number(n) - 2;
     } while (cursor !== '0');
     const entities = await keyBytes(r, `w:{${ORG}:*}`);
     const queues = await keyBytes(r, `w:{q:${ORG}:*}`);

@@ -14,7 +14,7 @@ import type { Request } from 'express';
 import { KeyRing } from '../api/http/auth.js';
 import { FixedWindows } from '../api/http/rate-limit.js';
 import { bearerTokens } from '../api/video/auth/bearer-token.js';
-import { createPrincipalStore, principalsMigration } from '../api/video/auth/principal-store.js';
+import { createPrincipalStore, principalsMigration } from '../pipelines/video/principal-store.js';
 import { credentialResolver } from '../api/video/auth/resolver.js';
 import { createChdbAnalytics } from '../infra/analytics/chdb.js';
 import { runMigrations } from '../infra/analytics/index.js';

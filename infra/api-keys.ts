@@ -1,4 +1,8 @@
+import { hash } from 'node:crypto';
 import { z } from 'zod';
+
+/** The SHA-256 digest of a presented key: what the key ring looks up, rate limits count by and principals are stored as. */
+export const keyDigest = (key: string): Buffer => hash('sha256', key, 'buffer');
 
 export const PLANS = ['starter', 'professional', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];

@@ -5,7 +5,8 @@ import { SnapshotStore } from '../infra/sanctions/store.js';
 import { scheduleReload } from '../infra/sanctions/scheduler.js';
 import { screeningRouter } from '../api/screening/routes.js';
 import { OrgConfigStore } from '../pipelines/screening/config-store.js';
-import { clickhouseIdempotencyStore, IDEMPOTENCY_TABLE } from '../pipelines/screening/idempotency.js';
+import { clickhouseIdempotencyStore } from '../pipelines/screening/idempotency.js';
+import { screeningMigrations } from '../pipelines/screening/migrations.js';
 import { startScreeningAuditStage } from '../pipelines/screening/audit-stage.js';
 import { SCREENINGS_TOPIC } from '../pipelines/screening/record.js';
 
@@ -17,31 +18,7 @@ import { SCREENINGS_TOPIC } from '../pipelines/screening/record.js';
 export const screeningService: ServiceModule = {
   name: 'screening',
   topics: [{ topic: SCREENINGS_TOPIC, partitions: 3 }],
-  migrations: [
-    {
-      id: 'screening-001',
-      statements: [
-        `CREATE TABLE IF NOT EXISTS screenings (
-          audit_id String,
-          org_id String,
-          name String,
-          decision LowCardinality(String),
-          score Nullable(Float64),
-          entity_id Nullable(String),
-          list_version String,
-          created_at DateTime64(3, 'UTC'),
-          payload String
-        ) ENGINE = ReplacingMergeTree ORDER BY (org_id, audit_id)`,
-        `CREATE TABLE IF NOT EXISTS aml_config (
-          org_id String,
-          settings String,
-          version UInt64,
-          updated_at DateTime64(3, 'UTC')
-        ) ENGINE = ReplacingMergeTree(version) ORDER BY org_id`,
-      ],
-    },
-    { id: 'screening-002-idempotency', statements: [IDEMPOTENCY_TABLE] },
-  ],
+  migrations: screeningMigrations,
   async create({ platform, keys, role }) {
     const config = platform.config;
     const thresholds: Thresholds = {

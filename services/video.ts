@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Platform } from '../infra/platform.js';
 import { servesHttp, type Role, type ServiceModule } from './types.js';
 import { videoRouter } from '../api/video/routes.js';
-import { principalsMigration } from '../api/video/auth/principal-store.js';
+import { principalsMigration } from '../pipelines/video/principal-store.js';
 import { assetIndexMigration, createAssetStore, type AssetStore } from '../pipelines/video/assets.js';
 import { createJobStore, jobStoreMigration, jobUsageMigration, type JobStore } from '../pipelines/video/job-store.js';
 import type { RenderJobs, Templates } from '../pipelines/video/ports.js';
@@ -12,6 +12,7 @@ import { createTemplateStore, templateStoreMigration } from '../pipelines/video/
 import { createDocumentStore, documentStoreMigration } from '../pipelines/video/document-store.js';
 import { createDocuments, type Documents } from '../pipelines/video/documents.js';
 import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pipelines/video/sources.js';
+import { createClips, type Clips } from '../pipelines/video/clips.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
 import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
@@ -25,6 +26,7 @@ export interface VideoParts {
   store: JobStore;
   documents: Documents;
   sources: SourceStore;
+  clips: Clips;
   previews: Previews;
 }
 
@@ -36,12 +38,13 @@ export function videoParts(platform: Platform): VideoParts {
     const store = createJobStore(platform.analytics, platform.clock);
     const templates = createTemplateStore(platform.analytics, platform.clock);
     const assets = createAssetStore(platform.blobs, platform.analytics, () => platform.clock.now());
-    const jobs = createRenderJobs({ platform, store, templates, assets, topic: platform.config.RENDER_TOPIC });
-    const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
     const sources = createSourceStore(platform.blobs, platform.analytics, () => platform.clock.now());
+    const jobs = createRenderJobs({ platform, store, templates, assets, sources, topic: platform.config.RENDER_TOPIC });
+    const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
+    const clips = createClips({ sources, documents });
     // One ffmpeg at a time for stills: a preview is a frame or a few hundred, never a film.
-    const previews = createPreviews({ assets, concurrency: 1, cacheSize: 256, timeoutMs: 20_000 });
-    p = { jobs, templates, assets, store, documents, sources, previews };
+    const previews = createPreviews({ blobs: platform.blobs, assets, sources, concurrency: 1, cacheSize: 256, timeoutMs: 20_000 });
+    p = { jobs, templates, assets, store, documents, sources, clips, previews };
     parts.set(platform, p);
   }
   return p;
@@ -85,6 +88,7 @@ export const videoService: ServiceModule = {
             startRenderWorker({
               platform,
               assets: p.assets,
+              sources: p.sources,
               topic: config.RENDER_TOPIC,
               concurrency: config.RENDER_CONCURRENCY,
               stallMs: config.RENDER_STALL_SECONDS * 1000,

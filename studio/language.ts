@@ -50,6 +50,7 @@ function styleOf(tok: Token, first: boolean): string | null {
     case 'color':
       return 'literal';
     case 'asset':
+    case 'source':
       return 'link';
   }
 }

@@ -136,7 +136,9 @@ describe('OpenAPI document', () => {
     const { doc } = await fetchOpenApi(`${p.url}/api/openapi.json`);
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp',
-      '/api/assets', '/api/assets/{id}', '/api/compile', '/api/compile/file',
+      '/api/assets', '/api/assets/{id}',
+      '/api/clips/candidates', '/api/clips/candidates/refine', '/api/clips/documents', '/api/clips/documents/{id}/export', '/api/clips/documents/{id}/redraft', '/api/clips/draft',
+      '/api/compile', '/api/compile/file',
       '/api/documents', '/api/documents/{id}', '/api/documents/{id}/annotations', '/api/documents/{id}/annotations/{annotationId}', '/api/documents/{id}/edit',
       '/api/documents/{id}/lock', '/api/documents/{id}/render', '/api/documents/{id}/versions', '/api/documents/{id}/versions/{version}', '/api/documents/{id}/versions/{version}/restore',
       '/api/health', '/api/mcp', '/api/mcp/tools', '/api/moods', '/api/moods/{name}', '/api/openapi.json',

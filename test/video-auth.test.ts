@@ -133,7 +133,7 @@ describe('x-api-key credentials', () => {
   it('a disable made by another process (a row written straight to the table) is seen within the cache time', async () => {
     const writer = await createPrincipal(['render:write']);
     expect((await compile({ key: writer.apiKey })).status).toBe(200);
-    const { principalsMigration, createPrincipalStore, CACHE_MS } = await import('../api/video/auth/principal-store.js');
+    const { principalsMigration, createPrincipalStore, CACHE_MS } = await import('../pipelines/video/principal-store.js');
     expect(principalsMigration.id).toBe('video-001-principals');
     const other = createPrincipalStore({ analytics: p.platform.analytics, clock });
     await other.disable('org_a', writer.id, 'another-process');
@@ -219,7 +219,7 @@ describe('tokens die with their principal', () => {
     const writer = await createPrincipal(['render:write']);
     const session = await token({ key: writer.apiKey });
     expect((await compile({ bearer: session })).status).toBe(200);
-    const { createPrincipalStore, CACHE_MS } = await import('../api/video/auth/principal-store.js');
+    const { createPrincipalStore, CACHE_MS } = await import('../pipelines/video/principal-store.js');
     await createPrincipalStore({ analytics: p.platform.analytics, clock }).disable('org_a', writer.id, 'another-process');
     offset += CACHE_MS;
     expect((await compile({ bearer: session })).status).toBe(401);

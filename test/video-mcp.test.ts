@@ -4,6 +4,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { videoService } from '../services/video.js';
 import { startTestProcess } from './support/process.js';
+import { videoClient } from './fixtures/video-client.js';
+import { CUTS, makeSourceMedia } from './fixtures/source-media.js';
 
 /**
  * The agent transport with the MCP SDK's own client: OAuth discovery from the 401 challenge,
@@ -42,7 +44,7 @@ describe('MCP agent transport', () => {
     const client = await connect(await principal(['render:write', 'render:read', 'templates:read']));
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['compile', 'document_edit', 'document_save', 'documents', 'render', 'status', 'templates']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['clip_candidates', 'clip_document', 'clip_refine', 'compile', 'document_edit', 'document_save', 'documents', 'render', 'status', 'templates']);
       expect(tools.find((t) => t.name === 'compile')?.inputSchema).toMatchObject({ type: 'object', required: ['source'] });
       const ok = await client.callTool({ name: 'compile', arguments: { source: 'film "Agent"\naspect 1:1\nscene "One" 2s\n  title "Hi"' } });
       expect(ok.isError).toBeFalsy();
@@ -116,6 +118,34 @@ describe('MCP agent transport', () => {
       await Promise.all([writer.close(), reader.close()]);
     }
   });
+
+  it('finds clip candidates, refines a window and makes and redrafts a clip document through the tools, each with its scope', async () => {
+    const source = await videoClient(p.url, 'key_a').upload('/api/sources/upload', makeSourceMedia({ subtitleTrack: true }), 'talk.mp4');
+    const id = source.body.id as string;
+    const agent = await connect(await principal(['sources:read', 'documents:read', 'documents:write']));
+    const reader = await connect(await principal(['documents:read', 'documents:write']));
+    try {
+      const early = await agent.callTool({ name: 'clip_candidates', arguments: { sourceId: id, goal: 'weather' } });
+      expect(early.isError).toBe(true);
+      expect(parsed(early).error).toMatch(/has not been preprocessed/);
+      await videoClient(p.url, 'key_a').preprocess(id);
+      // Six seconds of media hold the word but no window of 15–60 s.
+      expect(parsed(await agent.callTool({ name: 'clip_candidates', arguments: { sourceId: id, goal: 'weather' } }))).toMatchObject({ candidates: [], terms: ['weather'], reason: expect.stringMatching(/15–60 s/) });
+      // The second sentence starts at 3.5 s, half a second before the cut at 4 s; the first ends at 3 s.
+      const refined = parsed(await agent.callTool({ name: 'clip_refine', arguments: { sourceId: id, start: 3.6, end: 5 } }));
+      expect(refined).toMatchObject({ startsOn: 'cut', endsOn: 'sentence', end: 6 });
+      expect(Math.abs(refined.start - CUTS[1]!)).toBeLessThanOrEqual(0.2);
+      const doc = parsed(await agent.callTool({ name: 'clip_document', arguments: { sourceId: id, start: 0.5, end: 3, name: 'Weather' } }));
+      expect(doc).toMatchObject({ version: 1, metadata: { clip: { sourceId: id, start: 0.5, end: 3 } } });
+      expect(doc.source).toContain('caption "the weather is nice today" at 0s to 2.5s');
+      const redrafted = parsed(await agent.callTool({ name: 'clip_document', arguments: { id: doc.id, start: 3.5, end: 6, ifVersion: 1 } }));
+      expect(redrafted).toMatchObject({ version: 2, metadata: { clip: { start: 3.5, end: 6 } } });
+      expect(redrafted.source).toContain('caption "please open the door"');
+      expect(parsed(await reader.callTool({ name: 'clip_refine', arguments: { sourceId: id, start: 1, end: 2 } }))).toEqual({ error: 'this credential lacks the scope sources:read' });
+    } finally {
+      await Promise.all([agent.close(), reader.close()]);
+    }
+  }, 120_000);
 
   it('status and templates stay inside the organization of the credential', async () => {
     const res = await fetch(`${p.url}/api/principals`, {

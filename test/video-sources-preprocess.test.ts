@@ -33,17 +33,10 @@ async function upload(content: Buffer, subtitles?: string): Promise<Body> {
 }
 
 async function preprocessed(id: string): Promise<ReturnType<typeof sourceSchema.parse>> {
-  const queued = await a.call('POST', `/api/sources/${id}/preprocess`);
+  const { queued, source } = await a.preprocess(id);
   expect(queued.status).toBe(202);
   expect(preprocessStateSchema.parse(queued.body)).toMatchObject({ status: 'queued', progress: 0 });
-  const until = Date.now() + 120_000;
-  for (;;) {
-    const state = preprocessStateSchema.parse((await a.call('GET', `/api/sources/${id}/preprocess`)).body);
-    if (state.status === 'complete' || state.status === 'failed') break;
-    if (Date.now() > until) throw new Error(`still ${state.status}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return sourceSchema.parse((await a.call('GET', `/api/sources/${id}`)).body);
+  return sourceSchema.parse(source);
 }
 
 const expectedTranscript = SENTENCES.map((text, i) => ({ start: SPOKEN_AT[i], end: SPOKEN_AT[i]! + 2.5, text }));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { idDigest } from '../infra/windows/event-ids.js';
 import { createRedisWindowStore } from '../infra/windows/redis/index.js';
 import { windowStoreContract } from './contracts/windows.js';
 
@@ -22,24 +23,43 @@ windowStoreContract('redis', async (opts) =>
 
 describe('redis window store: key layout', () => {
 
-  it('keeps an entity in one hash and its expiry; event ids in hashes of its scope, expiring with their slot', async () => {
+  const SLOT_MS = 21_600_000;
+  const DAY_MS = 86_400_000;
+  /** The 8 bytes of an id's digest kept as its field, and the bucket of a generation of b buckets (event-ids.ts). */
+  const fieldOf = (id: string): Buffer => idDigest(id).subarray(4, 12);
+  const bucketOf = (id: string, b: number): number => idDigest(id).readUInt32BE(0) % b;
+  /** The id fields of a bucket (8-byte digests, as hex), beside its marks `o` and `l`, with their values. */
+  const idFields = async (bucket: string): Promise<Map<string, string>> => {
+    const fields = (await admin.hkeysBuffer(bucket)).filter((f) => f.length === 8);
+    const values = fields.length > 0 ? await admin.hmgetBuffer(bucket, ...fields) : [];
+    return new Map(fields.map((f, i) => [f.toString('hex'), values[i]!.toString()]));
+  };
+
+  it('keeps an entity in one hash and its expiry; event ids in buckets of its scope, expiring a window after the slot of their last id', async () => {
     const keyPrefix = `${runPrefix}layout:`;
     const store = createRedisWindowStore({ url, keyPrefix, idleTtlMs: 3_600_000 });
     try {
       await store.apply([
-        { entity: { scope: 'acme', id: 'u1' }, updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 1, floor: 0 }], once: { id: 'e1', ttlMs: 86_400_000 } },
+        { entity: { scope: 'acme', id: 'u1' }, updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 1, floor: 0 }], once: { id: 'e1', ttlMs: DAY_MS } },
       ]);
       const keys = (await admin.keys(`${keyPrefix}*`)).sort();
-      const slot = Math.floor(Date.now() / 21_600_000);
-      // The slot's meta hash and the one bucket of its first generation (a first slot starts with one).
-      const bucket = `${keyPrefix}i:{acme}:21600000:${slot}:1:0`;
-      expect(keys).toEqual([`${keyPrefix}i:{acme}:21600000:${slot}`, bucket, `${keyPrefix}{acme:u1}`]);
+      const slot = Math.floor(Date.now() / SLOT_MS);
+      const expireAt = (slot + 1) * SLOT_MS + DAY_MS;
+      // The ids' meta hash and the one bucket of their first generation (one bucket).
+      const meta = `${keyPrefix}j:{acme}:${SLOT_MS}`;
+      const bucket = `${meta}:1:0`;
+      expect(keys).toEqual([meta, bucket, `${keyPrefix}{acme:u1}`]);
       const ttl = await admin.pttl(`${keyPrefix}{acme:u1}`);
       expect(ttl).toBeGreaterThan(3_500_000);
       expect(ttl).toBeLessThanOrEqual(3_600_000);
-      // Remembered for the window (24 h) after the end of the current six-hour slot.
-      expect(await admin.pexpiretime(bucket)).toBe((slot + 1) * 21_600_000 + 86_400_000);
-      expect(await admin.hlen(bucket)).toBe(1);
+      // The id counts for the window (24 h) after the end of the current six-hour slot (its slot is
+      // stored with it); keys expire three slots later, so an expiry is set once in four slots.
+      const keyExpiry = expireAt + 3 * SLOT_MS;
+      expect(await admin.pexpiretime(bucket)).toBe(keyExpiry);
+      expect(await admin.pexpiretime(meta)).toBe(keyExpiry);
+      expect(await admin.hgetall(bucket)).toMatchObject({ o: String(slot), l: String(keyExpiry) });
+      expect([...(await idFields(bucket)).values()]).toEqual([`${slot},1`]);
+      expect(await admin.hgetall(meta)).toEqual({ top: '1', c: String(slot), n: '1', e: String(keyExpiry), 1: `1,${slot},${expireAt}` });
     } finally {
       await store.close();
     }
@@ -48,38 +68,91 @@ describe('redis window store: key layout', () => {
   it('keeps one entry of a few bytes per event id, whether intake reserved it or not', async () => {
     const keyPrefix = `${runPrefix}ids:`;
     const store = createRedisWindowStore({ url, keyPrefix });
-    const ttlMs = 86_400_000;
     const n = 20_000;
     try {
       const ids = Array.from({ length: n }, (_, i) => `event-${i}`);
       // Half arrive over HTTP (reserved, then applied by the pipeline), half straight from the topic.
-      expect(await store.reserveIds('acme', ids.slice(0, n / 2), ttlMs)).toEqual(ids.slice(0, n / 2).map(() => 'new'));
-      const applied = await store.apply(ids.map((id, i) => ({ entity: { scope: 'acme', id: `u${i % 100}` }, updates: [], once: { id, ttlMs } })));
+      expect(await store.reserveIds('acme', ids.slice(0, n / 2), DAY_MS)).toEqual(ids.slice(0, n / 2).map(() => 'new'));
+      const applied = await store.apply(ids.map((id, i) => ({ entity: { scope: 'acme', id: `u${i % 100}` }, updates: [], once: { id, ttlMs: DAY_MS } })));
       expect(applied.every(Boolean)).toBe(true);
       const keys = await admin.keys(`${keyPrefix}*`);
-      expect(keys.every((k) => k.startsWith(`${keyPrefix}i:{acme}:`))).toBe(true);
-      const buckets = keys.filter((k) => /\}:\d+:\d+:\d+:\d+$/.test(k));
-      const fields = (await Promise.all(buckets.map((k) => admin.hlen(k)))).reduce((a, b) => a + b, 0);
-      expect(fields).toBe(n);
-      const values = await admin.hvals(buckets[0]!);
-      expect(new Set(values)).toEqual(new Set(['1']));
+      expect(keys.every((k) => k.startsWith(`${keyPrefix}j:{acme}:`))).toBe(true);
+      const buckets = keys.filter((k) => /\}:\d+:\d+:\d+$/.test(k));
+      const fields = await Promise.all(buckets.map(idFields));
+      expect(fields.reduce((a, f) => a + f.size, 0)).toBe(n);
+      const slot = Math.floor(Date.now() / SLOT_MS);
+      expect(new Set(fields.flatMap((f) => [...f.values()]))).toEqual(new Set([`${slot},1`]));
     } finally {
       await store.close();
     }
   });
 
-  it('opens generations of buckets as a first slot fills, with their counts kept across calls', async () => {
+  it('opens generations of buckets as the ids of a slot grow, with their counts kept across calls', async () => {
     const keyPrefix = `${runPrefix}generations:`;
     const store = createRedisWindowStore({ url, keyPrefix });
-    const ttlMs = 86_400_000;
     try {
       const ids = Array.from({ length: 150 }, (_, i) => `gen-${i}`);
-      // Calls of ten ids, so each generation's count must survive from one script call to the next.
-      for (let i = 0; i < ids.length; i += 10) expect(await store.reserveIds('acme', ids.slice(i, i + 10), ttlMs)).toEqual(Array(10).fill('new'));
-      const meta = `${keyPrefix}i:{acme}:21600000:${Math.floor(Date.now() / 21_600_000)}`;
-      // 24 ids a bucket close a generation; the next has four times its buckets.
-      expect(await admin.hgetall(meta)).toMatchObject({ g: '3', b1: '1', n1: '24', b2: '4', n2: '96', b3: '16', n3: '30' });
-      expect(await store.reserveIds('acme', ids, ttlMs)).toEqual(ids.map(() => 'reserved'));
+      // Calls of ten ids, so the counts must survive from one script call to the next.
+      for (let i = 0; i < ids.length; i += 10) expect(await store.reserveIds('acme', ids.slice(i, i + 10), DAY_MS)).toEqual(Array(10).fill('new'));
+      const slot = Math.floor(Date.now() / SLOT_MS);
+      const expireAt = (slot + 1) * SLOT_MS + DAY_MS;
+      // A 24-hour window spans five slots: a generation grows four-fold once 5 × (ids this slot) passes 64 a bucket.
+      const gen = (b: number): string => `${b},${slot},${expireAt}`;
+      const meta = { top: '3', c: String(slot), n: '150', e: String(expireAt + 3 * SLOT_MS), 1: gen(1), 2: gen(4), 3: gen(16) };
+      expect(await admin.hgetall(`${keyPrefix}j:{acme}:${SLOT_MS}`)).toEqual(meta);
+      // Every generation is searched: each id is found once, wherever it went.
+      expect(await store.reserveIds('acme', ids, DAY_MS)).toEqual(ids.map(() => 'reserved'));
+      const applied = await store.apply(ids.map((id, i) => ({ entity: { scope: 'acme', id: `u${i % 7}` }, updates: [], once: { id, ttlMs: DAY_MS } })));
+      expect(applied).toEqual(ids.map(() => true));
+      expect(await store.apply(ids.map((id) => ({ entity: { scope: 'acme', id: 'other' }, updates: [], once: { id, ttlMs: DAY_MS } })))).toEqual(ids.map(() => false));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('forgets an id whose slot left the window, and prunes it from its bucket when written two slots later', async () => {
+    const keyPrefix = `${runPrefix}prune:`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    try {
+      expect(await store.reserveIds('acme', ['first'], DAY_MS)).toEqual(['new']);
+      const slot = Math.floor(Date.now() / SLOT_MS);
+      const first = Math.floor((Date.now() - DAY_MS) / SLOT_MS);
+      const bucket = `${keyPrefix}j:{acme}:${SLOT_MS}:1:0`;
+      // As a bucket may stand a day later: ids of the window's first slot (kept) and of the two before (forgotten).
+      await admin.hset(bucket, fieldOf('edge'), `${first},1`, fieldOf('stale'), `${first - 1},1`, fieldOf('late'), `${first - 2},0`, 'o', String(first - 2));
+      expect(await store.reserveIds('acme', ['edge', 'stale'], DAY_MS)).toEqual(['applied', 'new']);
+      const fields = await idFields(bucket);
+      expect(fields.get(fieldOf('edge').toString('hex'))).toBe(`${first},1`);
+      expect(fields.get(fieldOf('stale').toString('hex'))).toBe(`${slot},0`);
+      expect(fields.has(fieldOf('late').toString('hex'))).toBe(false);
+      expect(await admin.hget(bucket, 'o')).toBe(String(first));
+      expect(await store.apply([{ entity: { scope: 'acme', id: 'u1' }, updates: [], once: { id: 'late', ttlMs: DAY_MS } }])).toEqual([true]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('still finds ids of the earlier layout (a bucket per six-hour slot), and changes their state in place', async () => {
+    const keyPrefix = `${runPrefix}legacy:`;
+    const slot = Math.floor(Date.now() / SLOT_MS);
+    // Written before the upgrade, a slot ago: one generation of four buckets.
+    const meta = `${keyPrefix}i:{acme}:${SLOT_MS}:${slot - 1}`;
+    await admin.hset(meta, 'g', 1, 'b1', 4, 'n1', 3);
+    const legacy = (id: string): string => `${meta}:1:${bucketOf(id, 4)}`;
+    await admin.hset(legacy('applied'), fieldOf('applied'), '1');
+    await admin.hset(legacy('reserved'), fieldOf('reserved'), '0');
+    await admin.hset(legacy('dropped'), fieldOf('dropped'), '0');
+    const store = createRedisWindowStore({ url, keyPrefix });
+    const once = (id: string) => ({ entity: { scope: 'acme', id: 'u1' }, updates: [{ kind: 'sum' as const, series: 'n', bucket: 1, delta: 1, floor: 0 }], once: { id, ttlMs: DAY_MS } });
+    try {
+      expect(await store.reserveIds('acme', ['applied', 'reserved', 'new'], DAY_MS)).toEqual(['applied', 'reserved', 'new']);
+      expect(await store.apply([once('applied'), once('reserved'), once('new')])).toEqual([false, true, true]);
+      expect(await admin.hget(legacy('reserved'), fieldOf('reserved'))).toBe('1');
+      expect(await store.apply([once('reserved'), once('new')])).toEqual([false, false]);
+      await store.unreserveIds('acme', ['dropped', 'applied'], DAY_MS);
+      expect(await admin.hexists(legacy('dropped'), fieldOf('dropped'))).toBe(0);
+      expect(await admin.hget(legacy('applied'), fieldOf('applied'))).toBe('1');
+      expect(await store.read({ scope: 'acme', id: 'u1' }, [{ kind: 'sum', series: 'n', floor: 0 }])).toEqual([2]);
     } finally {
       await store.close();
     }

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { Analytics } from '../../infra/analytics/types.js';
 import { orgEntityCountersSql, QUERIES, type QueryName } from '../../domain/analytics/queries.js';
@@ -19,8 +19,7 @@ import {
 } from '../../schemas/http/analytics.js';
 import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
 import { parseOr400 } from '../http/validate.js';
-import { serviceRouter } from '../http/service-router.js';
-import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+import { documentedRouter, type DocumentedRoute } from '../http/service-router.js';
 
 /** An organization's counter table and the columns it writes there; null before its first configuration. */
 export type CounterColumns = (orgId: string) => Promise<{ table: string; columns: CounterColumn[] } | null>;
@@ -32,7 +31,7 @@ export interface AnalyticsApiDeps {
   bodyLimit: string;
 }
 
-type Route = RouteDoc & { handle: (req: Request, res: Response) => Promise<void> };
+type Route = DocumentedRoute;
 
 const orgParams = z.object({ org_id: z.string() });
 const errors = {
@@ -142,8 +141,11 @@ function routes(deps: AnalyticsApiDeps): Route[] {
 /** Tenant-scoped reads of the analytics tables, and their OpenAPI document served without credentials. */
 export function analyticsRouter(deps: AnalyticsApiDeps): Router {
   const list = routes(deps);
-  const document = buildOpenApiDocument(
-    {
+  return documentedRouter({
+    style: 'standard',
+    bodyLimit: deps.bodyLimit,
+    prefixes: ['/v1/analytics'],
+    document: {
       title: 'Weir analytics',
       version: '1.0.0',
       description: "An organization's own decisions, rules, screenings and counter configurations, read from ClickHouse (docs/analytics.md).",
@@ -151,11 +153,8 @@ export function analyticsRouter(deps: AnalyticsApiDeps): Router {
       tooLarge: errorBodySchema,
       edgeRateLimit: true,
     },
-    [...list, { method: 'get', path: '/v1/analytics/openapi.json', summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } }],
-  );
-  const guard: RequestHandler[] = [authenticate(deps.keys), requireOrg({ header: 'x-org-id', param: 'org_id' })];
-  return serviceRouter({ style: 'standard', bodyLimit: deps.bodyLimit, prefixes: ['/v1/analytics'] }, (r) => {
-    r.get('/v1/analytics/openapi.json', (_req, res) => void res.json(document));
-    for (const route of list) r[route.method](route.path, ...guard, async (req, res) => route.handle(req, res));
+    documentPath: '/v1/analytics/openapi.json',
+    routes: list,
+    guard: [authenticate(deps.keys), requireOrg({ header: 'x-org-id', param: 'org_id' })],
   });
 }

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
 import {
@@ -16,12 +16,11 @@ import type { CompiledConfig } from '../../domain/counters/compile.js';
 import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
 import { HttpError, badRequest } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
-import { serviceRouter } from '../http/service-router.js';
+import { documentedRouter, type DocumentedRoute } from '../http/service-router.js';
 import { VersionConflictError, type ConfigStore } from '../../pipelines/counters/config-store.js';
 import { ColumnConflictError } from '../../pipelines/counters/counter-table.js';
 import { QuotaExceededError } from '../../domain/quotas.js';
 import type { LiveValues } from '../../pipelines/counters/live.js';
-import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
 import type { Intake } from './intake.js';
 
 export interface CountersApiDeps {
@@ -32,7 +31,7 @@ export interface CountersApiDeps {
   live: LiveValues;
 }
 
-type Route = RouteDoc & { handle: (req: Request, res: Response) => Promise<void> | void };
+type Route = DocumentedRoute;
 
 const orgParams = z.object({ org_id: z.string() });
 const entityParams = z.object({ org_id: z.string(), entity_id: z.string() });
@@ -142,8 +141,12 @@ function routes(deps: CountersApiDeps): Route[] {
 /** Routes of the counter service, and its OpenAPI document served without credentials. */
 export function countersRouter(deps: CountersApiDeps): Router {
   const list = routes(deps);
-  const document = buildOpenApiDocument(
-    {
+  return documentedRouter({
+    style: 'standard',
+    bodyLimit: deps.platform.config.BODY_LIMIT,
+    prefixes: ['/v1/counters', '/v1/events', '/v1/entities', '/v1/counter-stream'],
+    keys: deps.keys,
+    document: {
       title: 'Weir event counters',
       version: '1.0.0',
       description: 'Counter configuration, event ingestion and live entity values.',
@@ -151,17 +154,8 @@ export function countersRouter(deps: CountersApiDeps): Router {
       tooLarge: errorBodySchema,
       edgeRateLimit: true,
     },
-    [
-      ...list,
-      { method: 'get', path: '/v1/counter-stream/openapi.json', summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } },
-    ],
-  );
-  const guard: RequestHandler[] = [authenticate(deps.keys), requireOrg({ header: 'x-org-id', param: 'org_id' })];
-  return serviceRouter(
-    { style: 'standard', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: ['/v1/counters', '/v1/events', '/v1/entities', '/v1/counter-stream'], keys: deps.keys },
-    (r) => {
-      r.get('/v1/counter-stream/openapi.json', (_req, res) => void res.json(document));
-      for (const route of list) r[route.method](route.path, ...guard, async (req, res) => route.handle(req, res));
-    },
-  );
+    documentPath: '/v1/counter-stream/openapi.json',
+    routes: list,
+    guard: [authenticate(deps.keys), requireOrg({ header: 'x-org-id', param: 'org_id' })],
+  });
 }

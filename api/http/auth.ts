@@ -1,6 +1,6 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { ApiKeyEntry, Plan, Rate } from '../../infra/api-keys.js';
+import { keyDigest, type ApiKeyEntry, type Plan, type Rate } from '../../infra/api-keys.js';
 import { forbidden, unauthorized } from './errors.js';
 
 export interface Principal {
@@ -23,7 +23,6 @@ declare module 'express-serve-static-core' {
   }
 }
 
-const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
 
 /**
  * Keys are kept only as SHA-256 digests. A presented key is hashed, looked up by digest, and the
@@ -37,7 +36,7 @@ export class KeyRing {
   }
 
   add(key: string, principal: Principal): void {
-    const digest = sha256(key);
+    const digest = keyDigest(key);
     this.byDigest.set(digest.toString('hex'), { digest, principal });
   }
 
@@ -59,9 +58,6 @@ export class KeyRing {
     return hit && timingSafeEqual(hit.digest, digest) ? hit.principal : null;
   }
 }
-
-/** The SHA-256 digest of a presented key: what the key ring looks up and rate limits count by. */
-export const keyDigest = (key: string): Buffer => sha256(key);
 
 /** 401 unless `x-api-key` names a known key; sets `req.principal`. */
 export function authenticate(keys: KeyRing, header = 'x-api-key'): RequestHandler {

@@ -1,7 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { forbidden, HttpError, unauthorized } from './errors.js';
-import { checkOrgHeader, keyDigest, type Principal } from './auth.js';
+import { keyDigest } from '../../infra/api-keys.js';
+import { checkOrgHeader, type Principal } from './auth.js';
 import type { ObserveRequest } from './metrics.js';
 import { sendError, type ErrorStyle } from './present-error.js';
 import type { EdgeLimiter } from './rate-limit.js';

@@ -2,8 +2,8 @@ import { isIPv6 } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { HttpError } from './errors.js';
-import { keyDigest, type KeyRing, type Principal } from './auth.js';
-import type { Rate } from '../../infra/api-keys.js';
+import type { KeyRing, Principal } from './auth.js';
+import { keyDigest, type Rate } from '../../infra/api-keys.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 
 /** One fixed window of one caller: when it started and how many requests it has seen. */

@@ -1,7 +1,8 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { KeyRing } from './auth.js';
 import { unauthorized } from './errors.js';
 import { jsonBody } from './json-body.js';
+import { buildOpenApiDocument, type DocumentOptions, type RouteDoc } from './openapi.js';
 import { presentError, type ErrorStyle } from './present-error.js';
 
 export interface ServiceRouterOptions {
@@ -39,4 +40,41 @@ export function serviceRouter(opts: ServiceRouterOptions, define: (r: Router) =>
   if (opts.keys) outer.use(keyBeforeBody(opts.keys));
   outer.use(jsonBody(opts.bodyLimit), inner, presentError(opts.style));
   return outer;
+}
+
+/** A route as a service lists it: its documentation and its handler. */
+export type DocumentedRoute = RouteDoc & { handle: (req: Request, res: Response) => Promise<void> | void };
+
+export interface DocumentedRouterOptions extends ServiceRouterOptions {
+  document: DocumentOptions;
+  /** Where the document is served, without credentials (it lists itself). */
+  documentPath: string;
+  routes: DocumentedRoute[];
+  /** Routes the service serves on its own in `define` (health, aliases): documented, not mounted here. */
+  alsoDocumented?: RouteDoc[];
+  /** What an authenticated route runs before its handler; routes with `authenticated: false` skip it. */
+  guard: RequestHandler[];
+  /** Each route is also mounted under this prefix (risk answers bare and under /risk). */
+  alsoUnder?: string;
+  define?: (r: Router) => void;
+}
+
+/**
+ * A service's router built from its route list: the OpenAPI document generated from the same list
+ * and served at `documentPath`, each route mounted behind the guard. The list is the one place a
+ * route is declared, so the document cannot miss a mounted route or name one that is not.
+ */
+export function documentedRouter(opts: DocumentedRouterOptions): Router {
+  const self: RouteDoc = { method: 'get', path: opts.documentPath, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } };
+  const document = buildOpenApiDocument(opts.document, [...opts.routes, ...(opts.alsoDocumented ?? []), self]);
+  return serviceRouter(opts, (r) => {
+    r.get(opts.documentPath, (_req, res) => void res.json(document));
+    opts.define?.(r);
+    for (const route of opts.routes) {
+      const handlers = route.authenticated === false ? [] : opts.guard;
+      const handle: RequestHandler = async (req, res) => route.handle(req, res);
+      r[route.method](route.path, ...handlers, handle);
+      if (opts.alsoUnder) r[route.method](`${opts.alsoUnder}${route.path}`, ...handlers, handle);
+    }
+  });
 }

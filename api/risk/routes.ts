@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
 import {
@@ -28,9 +28,9 @@ import { omittedFields } from '../http/omitted-fields.js';
 import { setNextCursor } from '../http/paging.js';
 import { listQuery, listQueryShape, nextCursorField, pagedHeaders } from '../../schemas/http/paging.js';
 import { VersionConflictError } from '../../pipelines/counters/config-store.js';
-import { serviceRouter } from '../http/service-router.js';
+import { documentedRouter } from '../http/service-router.js';
 import type { LaneRoute } from '../http/lane.js';
-import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+import type { RouteDoc } from '../http/openapi.js';
 import type { createChecker } from '../../pipelines/risk/checker.js';
 import type { WeightsStore } from '../../pipelines/risk/weights-store.js';
 import type { WhitelistEntry, WhitelistStore } from '../../pipelines/risk/whitelist-store.js';
@@ -296,9 +296,12 @@ function routes(deps: RiskApiDeps): Route[] {
 export const RISK_PREFIXES = ['/v1/check', '/v1/eval', '/v1/whitelist', '/v1/feedback', '/v1/challenge', '/v1/weights', '/sessions', '/gdpr', '/v1/webhooks/config', '/risk'];
 
 export function riskRouter(deps: RiskApiDeps): Router {
-  const list = routes(deps);
-  const document = buildOpenApiDocument(
-    {
+  return documentedRouter({
+    style: 'risk',
+    bodyLimit: deps.platform.config.BODY_LIMIT,
+    prefixes: RISK_PREFIXES,
+    keys: deps.keys,
+    document: {
       title: 'Weir risk check',
       version: '1.0.0',
       description: 'Risk check, whitelist, feedback, challenges, scoring configuration, sessions, GDPR and risk webhooks. Every path also answers under /risk.',
@@ -306,20 +309,13 @@ export function riskRouter(deps: RiskApiDeps): Router {
       tooLarge: riskErrorBodySchema,
       edgeRateLimit: true,
     },
-    [
-      ...list,
+    documentPath: '/risk/openapi.json',
+    routes: routes(deps).map((route) => ({ ...route, handle: (req, res) => route.handle(req, res, req.principal!.orgId) })),
+    alsoUnder: '/risk',
+    alsoDocumented: [
       { method: 'get', path: '/risk/health', summary: 'Availability check', authenticated: false, responses: { 200: { description: 'Health', schema: z.object({ status: z.string(), timestamp: z.string() }) } } },
-      { method: 'get', path: '/risk/openapi.json', summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } },
     ],
-  );
-  const guard: RequestHandler[] = [authenticate(deps.keys), requireOrg({ header: 'x-org-id' })];
-  return serviceRouter({ style: 'risk', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: RISK_PREFIXES, keys: deps.keys }, (r) => {
-    r.get('/risk/openapi.json', (_req, res) => void res.json(document));
-    r.get('/risk/health', (_req, res) => void res.json({ status: 'ok', timestamp: new Date().toISOString() }));
-    for (const route of list) {
-      const handler: RequestHandler = async (req, res) => route.handle(req, res, req.principal!.orgId);
-      r[route.method](route.path, ...guard, handler);
-      r[route.method](`/risk${route.path}`, ...guard, handler);
-    }
+    guard: [authenticate(deps.keys), requireOrg({ header: 'x-org-id' })],
+    define: (r) => r.get('/risk/health', (_req, res) => void res.json({ status: 'ok', timestamp: new Date().toISOString() })),
   });
 }

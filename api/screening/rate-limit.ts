@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Plan } from '../../infra/config.js';
 import type { Clock } from '../../infra/clock.js';
-import { keyDigest } from '../http/auth.js';
+import { keyDigest } from '../../infra/api-keys.js';
 import { HttpError } from '../http/errors.js';
 import { addressKey, FixedWindows, type RequestWindows, type WindowCount } from '../http/rate-limit.js';
 

@@ -6,6 +6,7 @@ import type { RenderJobs, Templates } from '../../pipelines/video/ports.js';
 import type { Documents } from '../../pipelines/video/documents.js';
 import type { SourceStore } from '../../pipelines/video/sources.js';
 import type { Previews } from '../../pipelines/video/previews.js';
+import type { Clips } from '../../pipelines/video/clips.js';
 
 /** What the video routes need; services/video.ts builds it. */
 export interface VideoApiDeps {
@@ -19,4 +20,5 @@ export interface VideoApiDeps {
   documents: Documents;
   sources: SourceStore;
   previews: Previews;
+  clips: Clips;
 }

@@ -39,8 +39,8 @@ import type { VideoRoute } from './route.js';
 const byId = z.object({ id: z.string().meta({ description: 'The document id' }) });
 const byVersion = byId.extend({ version: z.coerce.number().int().min(1).meta({ description: 'A version number' }) });
 const byAnnotation = byId.extend({ annotationId: z.string().meta({ description: 'The annotation id' }) });
-const ifMatch = z.object({ 'if-match': z.string().optional().meta({ description: 'The ETag "v<version>" the change is based on; a mismatch is 412. Optional.' }) });
-const idempotency = z.object({ 'idempotency-key': z.string().max(200).optional().meta({ description: 'A retry with the same key answers the document the first request created (200) instead of creating another' }) });
+export const ifMatch = z.object({ 'if-match': z.string().optional().meta({ description: 'The ETag "v<version>" the change is based on; a mismatch is 412. Optional.' }) });
+export const idempotency = z.object({ 'idempotency-key': z.string().max(200).optional().meta({ description: 'A retry with the same key answers the document the first request created (200) instead of creating another' }) });
 
 const notFound = { 404: error('No such document (or version, or annotation) in the organization') };
 const locked = { 423: { description: 'Another principal holds the edit lock: the body names owner and expiresAt', schema: lockHeldSchema } };
@@ -59,9 +59,9 @@ function etagTest(req: Request, header: 'if-match' | 'if-none-match'): Precondit
   const tags = value.split(',').map((t) => t.trim().replace(/^W\//, ''));
   return (version) => tags.includes('*') || tags.includes(`"v${version}"`);
 }
-const preconditionOf = (req: Request) => etagTest(req, 'if-match');
+export const preconditionOf = (req: Request) => etagTest(req, 'if-match');
 
-const sendDocument = (res: Response, doc: { version: number }, status = 200) => void res.status(status).set('ETag', `"v${doc.version}"`).json(doc);
+export const sendDocument = (res: Response, doc: { version: number }, status = 200) => void res.status(status).set('ETag', `"v${doc.version}"`).json(doc);
 
 export function documentRoutes(deps: VideoApiDeps): VideoRoute[] {
   const docs = deps.documents;
@@ -199,7 +199,7 @@ export function documentRoutes(deps: VideoApiDeps): VideoRoute[] {
       description: 'Needs render:write and documents:read. GET /api/render/{jobId} shows document {id, version}.',
       scope: 'render:write',
       params: byId,
-      responses: { 202: { description: 'Queued', schema: documentRenderQueuedSchema }, 400: error('compile_failed or unknown-asset'), ...authErrors, 403: error('The credential lacks documents:read'), ...notFound },
+      responses: { 202: { description: 'Queued', schema: documentRenderQueuedSchema }, 400: error('compile_failed, with unknown-asset or unknown-source for an asset or source that is not the organization\'s'), ...authErrors, 403: error('The credential lacks documents:read'), ...notFound },
       handle: async (req, res) => {
         if (!scopesOf(req.principal!).includes('documents:read')) throw forbidden('this credential lacks the scope documents:read');
         const { result, version } = await refusing(() => docs.render(caller(req), param(req, 'id')));

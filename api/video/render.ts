@@ -37,7 +37,7 @@ export function queued(req: Request, result: SubmitResult) {
 const jobId = z.object({ id: z.string().meta({ description: 'The job id' }) });
 const accepted = { 202: { description: 'Queued; poll statusUrl', schema: renderQueuedSchema } };
 const compileErrors = {
-  400: error('compile_failed (every diagnostic in the body), unknown-asset, validation_error, or render_too_large naming the per-job limit passed (RENDER_MAX_JOB_SECONDS, RENDER_MAX_JOB_PIXEL_FRAMES)'),
+  400: error('compile_failed (every diagnostic in the body; unknown-asset or unknown-source for one that is not the organization\'s), validation_error, or render_too_large naming the per-job limit passed (RENDER_MAX_JOB_SECONDS, RENDER_MAX_JOB_PIXEL_FRAMES)'),
   ...authErrors,
   429: error("render_quota: the organization's RENDER_MAX_CONCURRENT_JOBS or RENDER_MAX_SECONDS_PER_DAY is reached (named in message and limit)"),
 };

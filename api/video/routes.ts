@@ -11,6 +11,7 @@ import { templateRoutes } from './templates.js';
 import { documentRoutes } from './documents.js';
 import { sourceRoutes } from './sources.js';
 import { previewRoutes } from './preview.js';
+import { clipRoutes } from './clips.js';
 import { videoAuth, type VideoAuth } from './auth/index.js';
 import { principalRoutes } from './auth/principal-routes.js';
 import { oauthRoutes } from './auth/oauth-routes.js';
@@ -31,6 +32,7 @@ const areas: ((deps: VideoApiDeps, auth: VideoAuth) => VideoRoute[])[] = [
   documentRoutes,
   assetRoutes,
   sourceRoutes,
+  clipRoutes,
   (_deps, auth) => principalRoutes(auth),
   (_deps, auth) => oauthRoutes(auth),
   (deps) => mcpRoutes(agentTools(deps)),

@@ -98,7 +98,6 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       summary: 'Send a one-time sign-in code to an SDK user',
       description: 'Answers the same whether or not the address belongs to a user. A new code replaces the previous one; more than 5 starts per address (email) or 20 per client address in 10 minutes answer 429 naming the limit.',
       authenticated: false,
-      public: true,
       body: { schema: signInStartBody, example: { org_id: 'org_a', email: 'approver@example.com' } },
       responses: { 202: { description: 'A code was sent if the user exists', schema: signInStarted }, 400: errors[400], 429: { description: 'Too many codes started for this email or from this address (`limit`: per_user or per_address)', schema: errorBodySchema } },
       handle: async (req, res) => {
@@ -113,7 +112,6 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       path: '/sdk/auth/verify',
       summary: 'Exchange a one-time code for an SDK session token',
       authenticated: false,
-      public: true,
       body: { schema: signInVerifyBody, example: { org_id: 'org_a', email: 'approver@example.com', code: '482913' } },
       responses: {
         200: { description: 'The session', schema: sdkSessionSchema },
@@ -135,7 +133,6 @@ export function approvalRoutes(deps: { platform: Platform; approvals: Approvals;
       path: '/sdk/tasks/:taskId/decide',
       summary: "Decide an approval (taskId is its approval_id) as a signed-in SDK user holding the approval's role",
       authenticated: false,
-      public: true,
       params: z.object({ taskId: z.string() }),
       body: { schema: decideBody, example: { approved: true, comment: 'checked the invoice' } },
       responses: {

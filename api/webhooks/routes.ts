@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { Platform } from '../../infra/platform.js';
 import { emittedEventSchema, eventTypes } from '../../domain/webhooks/catalogue.js';
@@ -31,8 +31,7 @@ import { CATCH_ALL, publishJobs } from '../../pipelines/webhooks/topics.js';
 import { authenticate, requireOrg, type KeyRing } from '../http/auth.js';
 import { HttpError, badRequest, notFound } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
-import { serviceRouter } from '../http/service-router.js';
-import { buildOpenApiDocument, type RouteDoc } from '../http/openapi.js';
+import { documentedRouter, type DocumentedRoute } from '../http/service-router.js';
 
 export interface WebhooksApiDeps {
   platform: Platform;
@@ -45,7 +44,7 @@ export interface WebhooksApiDeps {
   extra?: Route[];
 }
 
-export type Route = RouteDoc & { handle: (req: Request, res: Response) => Promise<void> | void; public?: boolean };
+export type Route = DocumentedRoute;
 
 export const OPENAPI_PATH = '/webhooks/openapi.json';
 /** The catch-all address's deliveries are read and redelivered under this id. */
@@ -92,7 +91,6 @@ function routes(deps: WebhooksApiDeps): Route[] {
       method: 'get',
       path: '/webhooks/event-types',
       summary: 'The event catalogue: every event, its kind (R registrable, C catch-all only), alias and payload JSON schema',
-      public: true,
       authenticated: false,
       responses: { 200: { description: 'Event types', schema: eventTypesSchema } },
       handle: (_req, res) => void res.json({ data: eventTypes() }),
@@ -268,9 +266,11 @@ function routes(deps: WebhooksApiDeps): Route[] {
 
 /** Routes of the workflow webhooks service and its OpenAPI document, served without credentials. */
 export function webhooksRouter(deps: WebhooksApiDeps): Router {
-  const list = routes(deps);
-  const document = buildOpenApiDocument(
-    {
+  return documentedRouter({
+    style: 'standard',
+    bodyLimit: deps.platform.config.BODY_LIMIT,
+    prefixes: ['/webhooks', '/events', '/org-config', '/approvals', '/sdk'],
+    document: {
       title: 'Weir workflow webhooks',
       version: '1.0.0',
       description: 'Webhook registrations, event intake, the catch-all address, the delivery log and approvals.',
@@ -278,14 +278,8 @@ export function webhooksRouter(deps: WebhooksApiDeps): Router {
       tooLarge: errorBodySchema,
       edgeRateLimit: true,
     },
-    [...list, { method: 'get', path: OPENAPI_PATH, summary: 'This document', authenticated: false, responses: { 200: { description: 'OpenAPI 3.0 document' } } }],
-  );
-  const guard: RequestHandler[] = [authenticate(deps.keys), requireOrg({ header: 'x-org-id' })];
-  return serviceRouter({ style: 'standard', bodyLimit: deps.platform.config.BODY_LIMIT, prefixes: ['/webhooks', '/events', '/org-config', '/approvals', '/sdk'] }, (r) => {
-    r.get(OPENAPI_PATH, (_req, res) => void res.json(document));
-    for (const route of list) {
-      const handlers: RequestHandler[] = route.public || route.authenticated === false ? [] : guard;
-      r[route.method](route.path, ...handlers, async (req, res) => route.handle(req, res));
-    }
+    documentPath: OPENAPI_PATH,
+    routes: routes(deps),
+    guard: [authenticate(deps.keys), requireOrg({ header: 'x-org-id' })],
   });
 }

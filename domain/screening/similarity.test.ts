@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { canonical } from './normalize.js';
 import { jaroWinkler, phoneticKeys, TOKEN_FLOOR, tokenSimilarity } from './similarity.js';
 
 describe('jaroWinkler', () => {
@@ -58,5 +59,38 @@ describe('one slip of the keyboard, scored by length', () => {
     // `Ebrahximi`: the x of a slip is spelled ks.
     expect(tokenSimilarity('ebrahksimi', 'ebrahimi', [], [])).toBeGreaterThanOrEqual(TOKEN_FLOOR);
     expect(tokenSimilarity('petrov', 'pitrof', [], [])).toBe(0); // six letters: two edits make another name
+  });
+});
+
+describe('short words whose consonants differ', () => {
+  // As the index compares them: canonical spelling, with the word as written beside it.
+  const sim = (a: string, b: string) => {
+    const [x, y] = [canonical(a), canonical(b)];
+    return tokenSimilarity(x, y, phoneticKeys(x), phoneticKeys(y), a, b);
+  };
+
+  it('are other names, though Jaro-Winkler rates them above the floor (ordinary names that flagged listed people)', () => {
+    for (const [q, c] of [['miller', 'mayer'], ['linda', 'lidia'], ['kaya', 'kani'], ['becker', 'becerra'], ['mary', 'martin'], ['ayse', 'arie']]) {
+      expect(jaroWinkler(canonical(q!), canonical(c!)), `${q} ~ ${c} by Jaro-Winkler`).toBeGreaterThanOrEqual(TOKEN_FLOOR);
+      expect(sim(q!, c!), `${q} ~ ${c}`).toBe(0);
+    }
+  });
+
+  it('keep their score when they differ as transliterations do: vowels, sounds exchanged, letters added at an end', () => {
+    for (const [q, c] of [['usama', 'osama'], ['ladin', 'laden'], ['kazim', 'kadhim'], ['haris', 'harith'], ['sergei', 'serhii'], ['atef', 'atif'], ['wang', 'wong'], ['marko', 'mark'], ['hizbul', 'hizb']]) {
+      expect(sim(q!, c!), `${q} ~ ${c}`).toBeGreaterThanOrEqual(Math.max(TOKEN_FLOOR, jaroWinkler(canonical(q!), canonical(c!)) - 1e-9));
+    }
+  });
+
+  it('are worth one slip when they are one: a consonant changed in a short name still matches, at the slip value', () => {
+    for (const [q, c] of [['olga', 'olma'], ['hamid', 'hamil']]) {
+      expect(jaroWinkler(q!, c!), `${q} ~ ${c} by Jaro-Winkler`).toBeGreaterThan(1 - 0.6 / q!.length);
+      expect(sim(q!, c!), `${q} ~ ${c}`).toBeCloseTo(1 - 0.6 / q!.length, 6);
+    }
+  });
+
+  it('leave long words to Jaro-Winkler, which they vary by derivation too', () => {
+    expect(sim('revolution', 'revolutionary')).toBeGreaterThanOrEqual(TOKEN_FLOOR);
+    expect(sim('karpiankou', 'karpenkov')).toBeGreaterThanOrEqual(TOKEN_FLOOR); // Belarusian and Russian spellings
   });
 });

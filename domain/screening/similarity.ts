@@ -60,13 +60,21 @@ const VOWEL = /[aeiou]/;
 /** What one edit costs a token, spread over its letters. */
 const EDIT_COST = 0.6;
 
+/**
+ * Words up to this long are names whose every letter counts: Jaro-Winkler's credit for shared
+ * letters there does not tell a spelling of the name from another name. Longer words keep it,
+ * since they vary by derivation too (`revolution`, `revolutionary`).
+ */
+const SHORT_WORD = 6;
+
 /** Below this, two tokens are different names: a looser floor lets unrelated short names pair up. */
 export const TOKEN_FLOOR = 0.85;
 
 /**
  * Similarity of two name tokens: Jaro-Winkler, lifted when the tokens sound alike or when a
  * vowel-less query token (an Arabic or Hebrew transliteration) has the candidate's consonants,
- * and an initial against the name it abbreviates. Scores under TOKEN_FLOOR count as no match.
+ * and an initial against the name it abbreviates; short words that differ in their consonants
+ * are worth no more than the slips between them. Scores under TOKEN_FLOOR count as no match.
  */
 export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], cKeys: readonly string[], qWritten = q, cWritten = c): number {
   if (q === c) return 1;
@@ -85,13 +93,58 @@ export function tokenSimilarity(q: string, c: string, qKeys: readonly string[], 
   // One slip of the keyboard (a letter changed, dropped, added, or two swapped, the first too) is
   // worth what it leaves of the word: 0.85 in a 4-letter name, 0.95 in a 12-letter one. The slip
   // is made in the word as written, which canonical spelling may have turned into two edits.
-  s = Math.max(s, oneSlip(q, c), oneSlip(qWritten, cWritten));
-  if (Math.min(q.length, c.length) >= 3 && Math.max(q.length, c.length) >= 4) {
-    // Canonical spelling can make one slip two edits (`xmahmud` is `ksmahmud`): long words bear two.
-    const twice = 1 - (2 * EDIT_COST) / Math.max(q.length, c.length);
-    if (s < twice && Math.min(q.length, c.length) >= 7 && withinTwoEdits(q, c)) s = twice;
+  const slip = Math.max(oneSlip(q, c), oneSlip(qWritten, cWritten));
+  // Canonical spelling can make one slip two edits (`xmahmud` is `ksmahmud`): long words bear two.
+  const twice = Math.min(q.length, c.length) >= 7 ? 1 - (2 * EDIT_COST) / Math.max(q.length, c.length) : 0;
+  // Jaro-Winkler and the lifts above measure spellings of one name, which transliterations vary
+  // in their vowels (`usama`, `osama`; `ladin`, `laden`) or in letters that sound alike. In a
+  // short word, where every letter counts, two words whose consonants differ and that sound
+  // different are slips of each other, worth what the slips are worth, or two names: `miller` is
+  // not `mayer`, nor `linda` `lidia`, nor `kaya` `kani`, though Jaro-Winkler rates their shared
+  // letters highly.
+  const short = Math.max(q.length, c.length) <= SHORT_WORD;
+  if (short && s >= TOKEN_FLOOR && s > slip && !spellingsOfOneName(q, c, qKeys, cKeys)) {
+    s = slip > 0 || twice === 0 || !withinTwoEdits(q, c) ? slip : twice;
+  } else {
+    s = Math.max(s, slip);
+    if (s < twice && withinTwoEdits(q, c)) s = twice;
   }
   return s >= TOKEN_FLOOR ? s : 0;
+}
+
+/**
+ * Consonants of a canonical word by the sounds transliterations exchange for one another, each run
+ * once: vowels and the glides `w`, `y`, `v` dropped (Belarusian `-au` is Russian `-ov`); dentals
+ * and sibilants one class (Arabic `kazim`/`kadhim`, `haris`/`harith`); velars and `h` one
+ * (`gaddafi`/`kadafi`, Ukrainian `serhii` for Russian `sergei`); labials one. `usama` and `osama`
+ * are both `Tm`; `miller` (`mlr`) is not `mayer` (`mr`).
+ */
+function consonantClasses(t: string): string {
+  let out = '';
+  for (let i = 0; i < t.length; i++) {
+    const ch = t[i]!;
+    // `h` in `th`, `dh`, `sh`, `zh`, `ch`, `gh` only marks how the letter before it sounds: `harith` is `haris`.
+    if (ch === 'h' && i > 0 && DIGRAPH_HEADS.includes(t[i - 1]!)) continue;
+    const k = CONSONANT_CLASS[ch] ?? ch;
+    if (k !== '' && out[out.length - 1] !== k) out += k;
+  }
+  return out;
+}
+const DIGRAPH_HEADS = 'tdszcg';
+const CONSONANT_CLASS: Record<string, string> = Object.fromEntries([
+  ...[...'aeiouywv'].map((c) => [c, '']),
+  ...[...'dtszcjx'].map((c) => [c, 'T']),
+  ...[...'kgqh'].map((c) => [c, 'K']),
+  ...[...'bpf'].map((c) => [c, 'P']),
+]);
+
+/**
+ * Two words that differ only as spellings or forms of one name do: the same Double Metaphone sound,
+ * the same consonant classes, or one the other with letters added at either end (`marko`, `hizbul`,
+ * `alamin` with its article glued on).
+ */
+function spellingsOfOneName(q: string, c: string, qKeys: readonly string[], cKeys: readonly string[]): boolean {
+  return qKeys.some((k) => k.length >= 2 && cKeys.includes(k)) || q.startsWith(c) || c.startsWith(q) || q.endsWith(c) || c.endsWith(q) || consonantClasses(q) === consonantClasses(c);
 }
 
 /** What a and b are worth as one slip of each other (see tokenSimilarity), or 0 when they are not. */

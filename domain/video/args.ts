@@ -130,6 +130,13 @@ export class ArgReader {
     return t.kind === 'asset' ? { assetId: t.id, at: t } : this.wrong(t, what);
   }
 
+  /** An asset or a long-form source: what a `video` plays. */
+  media(what: string): { kind: 'asset' | 'source'; id: string; at: Position } | undefined {
+    const t = this.take(what, false);
+    if (!t) return undefined;
+    return t.kind === 'asset' || t.kind === 'source' ? { kind: t.kind, id: t.id, at: t } : this.wrong(t, what);
+  }
+
   /**
    * Trailing `key value` options (or bare flags): each key once, in any order. `read` returns
    * false for an unknown key.

@@ -19,7 +19,11 @@ export interface AudioAst {
 export type LayerAst =
   | { kind: 'title' | 'text'; at: Position; text: Text }
   | { kind: 'image'; at: Position; assetId: string; fit: 'cover' | 'contain' }
-  | { kind: 'video'; at: Position; assetId: string; from: number; muted: boolean };
+  | { kind: 'video'; at: Position; assetId: string; from: number; muted: boolean }
+  /** A window of a long-form source: `to` missing, it lasts the scene. */
+  | { kind: 'clip'; at: Position; sourceId: string; from: number; to?: { seconds: number; at: Position }; muted: boolean }
+  /** Text shown from `from` to `to` seconds into the scene; `to` missing, to the scene's end. */
+  | { kind: 'caption'; at: Position; text: Text; from: { seconds: number; at: Position }; to?: { seconds: number; at: Position } };
 
 export interface SceneAst {
   at: Position;

@@ -69,7 +69,7 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
   const aspect = film.aspect?.value ?? options.defaults?.aspect ?? '16:9';
   const { width, height } = frameSize(aspect, preview ? PREVIEW_SHORT_SIDE : (film.resolution?.value ?? DEFAULT_SHORT_SIDE));
   const fps = Math.min(film.fps?.value ?? DEFAULT_FPS, preview ? PREVIEW_MAX_FPS : Infinity);
-  const used = { assets: new Set<string>() };
+  const used = { assets: new Set<string>(), sources: new Set<string>() };
   const fill: Filler = (t) => {
     const r = fillText(t.parts, variables);
     for (const u of r.unbound) diags.warn(u.at, 'unknown-variable', `{{${u.name}}} has no value; the text shows it as written`);
@@ -90,7 +90,10 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
       diags.warn(s.at, 'scene-too-short', `scene "${name}" lasts ${duration}s; the ${mood.name} mood reads best with scenes of at least ${mood.pacing.minSceneSeconds}s`);
     }
     if (s.layers.length === 0 && !s.background && !erred(s.at.line, film.scenes[index + 1]?.at.line ?? Infinity)) diags.warn(s.at, 'empty-scene', `scene "${name}" has no content; it renders as the mood's background colour`);
-    for (const l of s.layers) if (l.kind === 'image' || l.kind === 'video') used.assets.add(l.assetId);
+    for (const l of s.layers) {
+      if (l.kind === 'image' || l.kind === 'video') used.assets.add(l.assetId);
+      if (l.kind === 'clip') used.sources.add(l.sourceId);
+    }
     if (s.background?.fill.kind === 'asset') used.assets.add(s.background.fill.assetId);
     const layers = layout(s, name, duration, style, { width, height }, fill, diags);
     scenes.push({
@@ -127,6 +130,7 @@ function build(film: FilmAst, options: CompileOptions, variables: Variables, dia
     audio: film.audio.map((a) => audioNode(a, 0, durationSeconds, used.assets)),
     assets: [...used.assets],
     variables: [...film.variables],
+    ...(used.sources.size > 0 ? { sources: [...used.sources] } : {}),
   };
 }
 
@@ -184,6 +188,15 @@ function layout(s: SceneAst, name: string, duration: number, style: Style, frame
       nodes.push(picture(l));
       continue;
     }
+    if (l.kind === 'clip') {
+      nodes.push(clip(l, duration, diags));
+      continue;
+    }
+    if (l.kind === 'caption') {
+      const node = caption(l, fill(l.text), duration, style, frame, diags);
+      if (node) nodes.push(node);
+      continue;
+    }
     const text = fill(l.text);
     if (!text.trim()) diags.warn(l.text.at, 'empty-text', `${l.kind} is empty`);
     words += countWords(text);
@@ -206,7 +219,7 @@ function layout(s: SceneAst, name: string, duration: number, style: Style, frame
     nodes.push(node);
   }
   const block = texts.reduce((h, t) => h + t.lines.length * t.lineHeight, 0) + gap * Math.max(0, texts.length - 1);
-  const hasPicture = s.layers.some((l) => l.kind === 'image' || l.kind === 'video');
+  const hasPicture = s.layers.some((l) => l.kind === 'image' || l.kind === 'video' || l.kind === 'clip');
   const margin = Math.round(frame.height * 0.05);
   let y = Math.max(margin, hasPicture ? Math.min(Math.round(frame.height * 0.68), frame.height - margin - block) : Math.round((frame.height - block) / 2));
   for (const t of texts) {
@@ -253,6 +266,36 @@ function linkTransitions(asts: SceneAst[], scenes: SceneNode[], mood: MoodProfil
     for (const a of scene.audio) a.start = start;
     start = round3(start + scene.duration - (scene.transition?.duration ?? 0));
   }
+}
+
+/** A source window: as long as the scene unless `to` ends it sooner (its last frame then holds). */
+function clip(l: LayerAst & { kind: 'clip' }, duration: number, diags: Diagnostics): LayerNode {
+  const window = l.to ? round3(l.to.seconds - l.from) : duration;
+  if (l.to && duration > 0 && window < duration) diags.warn(l.to.at, 'clip-shorter-than-scene', `the source window lasts ${window}s and the scene ${duration}s; its last frame holds for the rest`);
+  if (l.to && duration > 0 && window > duration) diags.warn(l.to.at, 'clip-longer-than-scene', `the source window lasts ${window}s but the scene only ${duration}s; the rest is cut off (make the scene ${window}s)`);
+  return { kind: 'clip', line: l.at.line, sourceId: l.sourceId, from: l.from, duration: Math.min(window, duration), muted: l.muted };
+}
+
+/** Share of the frame's shorter side a caption's letters take; its box is black, its text white, for any footage under it. */
+const CAPTION_SCALE = 0.05;
+const CAPTION_MAX_LINES = 2;
+
+/** A timed caption: wrapped to the frame, sitting on the bottom margin, within its scene. */
+function caption(l: LayerAst & { kind: 'caption' }, text: string, duration: number, style: Style, frame: Frame, diags: Diagnostics): LayerNode | null {
+  if (duration > 0 && l.from.seconds >= duration) {
+    diags.error(l.from.at, 'out-of-range', `the caption appears at ${l.from.seconds}s, after its scene of ${duration}s ends`);
+    return null;
+  }
+  const end = l.to && l.to.seconds <= duration ? l.to.seconds : duration;
+  if (l.to && l.to.seconds > duration) diags.warn(l.to.at, 'caption-past-scene', `the caption would stay until ${l.to.seconds}s; its scene ends at ${duration}s, and so does the caption`);
+  if (!text.trim()) diags.warn(l.text.at, 'empty-text', 'caption is empty');
+  const short = Math.min(frame.width, frame.height);
+  const font = { family: style.body.family, weight: 'regular' as const, size: Math.round(CAPTION_SCALE * short) };
+  const wrapped = wrap(text, font, frame.width);
+  if (wrapped.overflows || wrapped.lines.length > CAPTION_MAX_LINES) diags.warn(l.text.at, 'text-overflow', `this caption wraps to ${wrapped.lines.length} lines; more than ${CAPTION_MAX_LINES} cover the picture`);
+  const lineHeight = Math.round(font.size * 1.3);
+  const y = frame.height - Math.round(frame.height * 0.06) - wrapped.lines.length * lineHeight;
+  return { kind: 'caption', line: l.at.line, lines: wrapped.lines, font, color: '#FFFFFF', box: '#000000', y, lineHeight, start: l.from.seconds, end };
 }
 
 function picture(l: LayerAst & { kind: 'image' | 'video' }): LayerNode {

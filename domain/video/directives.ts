@@ -1,6 +1,6 @@
 import type { ArgReader } from './args.js';
 import { ASPECTS, FRAME_RATES, RESOLUTIONS, type AudioAst, type FilmAst, type Fill, type SceneAst } from './ast.js';
-import type { Diagnostics } from './diagnostics.js';
+import type { Diagnostics, Position } from './diagnostics.js';
 import { excerpt, hint } from './diagnostics.js';
 import { PALETTE_ROLES, TRANSITION_KINDS, moodNames, resolveMood, type PaletteRole } from './moods.js';
 
@@ -158,16 +158,47 @@ export const DIRECTIVES: Readonly<Record<string, DirectiveSpec>> = {
   },
   video: {
     scope: 'scene',
-    usage: 'video asset:<id> [from <duration>] [mute]',
-    apply(args, { scene }) {
-      const a = args.asset();
+    usage: 'video asset:<id> [from <duration>] [mute] | video source:<id> [from <duration>] [to <duration>] [mute]',
+    apply(args, { scene, diags }) {
+      const m = args.media('an asset asset:<id> or a source source:<id>');
       let from = 0;
+      let to: { seconds: number; at: Position } | undefined;
       let muted = false;
-      args.options(['from', 'mute'], (key, r) => {
+      // `to` names a moment of a long-form source; an asset clip lasts its scene.
+      args.options(m?.kind === 'source' ? ['from', 'to', 'mute'] : ['from', 'mute'], (key, r) => {
         if (key === 'mute') muted = true;
-        else from = r.duration('a start offset such as 2s')?.seconds ?? from;
+        else if (key === 'from') from = r.duration('a start offset such as 2s')?.seconds ?? from;
+        else to = r.duration('an end such as 40s') ?? to;
       });
-      if (a) scene!.layers.push({ kind: 'video', at: args.at, assetId: a.assetId, from, muted });
+      if (to && to.seconds <= from) {
+        diags.error(to.at, 'out-of-range', `to ${to.seconds}s must come after from ${from}s`);
+        to = undefined;
+      }
+      if (m?.kind === 'asset') scene!.layers.push({ kind: 'video', at: args.at, assetId: m.id, from, muted });
+      else if (m) scene!.layers.push({ kind: 'clip', at: args.at, sourceId: m.id, from, ...(to ? { to } : {}), muted });
+    },
+  },
+  caption: {
+    scope: 'scene',
+    usage: 'caption "<text>" at <duration> [to <duration>]',
+    apply(args, { scene, diags }) {
+      const text = args.text();
+      let from: { seconds: number; at: Position } | undefined;
+      let to: { seconds: number; at: Position } | undefined;
+      args.options(['at', 'to'], (key, r) => {
+        const d = r.duration(key === 'at' ? 'when the caption appears, such as 1.2s' : 'when it goes, such as 3.4s');
+        if (key === 'at') from = d ?? from;
+        else to = d ?? to;
+      });
+      if (!from) {
+        if (!args.damaged) diags.error(args.at, 'missing-argument', 'caption needs at <duration>: when it appears, seconds into the scene');
+        return;
+      }
+      if (to && to.seconds <= from.seconds) {
+        diags.error(to.at, 'out-of-range', `to ${to.seconds}s must come after at ${from.seconds}s`);
+        return;
+      }
+      if (text) scene!.layers.push({ kind: 'caption', at: args.at, text, from, ...(to ? { to } : {}) });
     },
   },
   transition: {

@@ -28,9 +28,16 @@ export interface EncodeOptions {
 export const DEFAULT_ENCODE: EncodeOptions = { crf: 23, preset: 'ultrafast', audioBitrate: '192k', threads: 0 };
 const SAMPLE_RATE = 48_000;
 
+/** A long-form source's media file, and which streams it has (from its preprocessing). */
+export interface SourceFile {
+  path: string;
+  video: boolean;
+  audio: boolean;
+}
+
 export class MissingAssetError extends Error {
-  constructor(readonly assetId: string, readonly wanted: string) {
-    super(`asset ${assetId} is needed as ${wanted} and was not provided`);
+  constructor(readonly assetId: string, readonly wanted: string, what: 'asset' | 'source' = 'asset') {
+    super(`${what} ${assetId} is needed as ${wanted} and was not provided`);
   }
 }
 
@@ -63,7 +70,18 @@ export interface InputFile {
 class Inputs {
   readonly list: InputFile[] = [];
 
-  constructor(private readonly assets: Readonly<Record<string, AssetFile>>) {}
+  constructor(
+    private readonly assets: Readonly<Record<string, AssetFile>>,
+    private readonly sources: Readonly<Record<string, SourceFile>>,
+  ) {}
+
+  /** A window of a source: `-ss` seeks the input, so only the window is decoded. */
+  addSource(sourceId: string, from: number, seconds: number): { index: number; file: SourceFile } {
+    const file = Object.hasOwn(this.sources, sourceId) ? this.sources[sourceId] : undefined;
+    if (!file) throw new MissingAssetError(sourceId, 'a clip', 'source');
+    this.list.push({ path: file.path, options: [...(from > 0 ? ['-ss', fmt(from)] : []), '-t', fmt(seconds)] });
+    return { index: this.list.length - 1, file };
+  }
 
   add(assetId: string, kinds: AssetFile['kind'][], wanted: string, before: (a: AssetFile) => string[]): { index: number; file: AssetFile } {
     const file = Object.hasOwn(this.assets, assetId) ? this.assets[assetId] : undefined;
@@ -110,6 +128,25 @@ function drawText(layer: Extract<LayerNode, { kind: 'title' | 'text' }>): string
   );
 }
 
+/** A caption over a dark box, centred, shown between its start and end (t is seconds into the scene). */
+function drawCaption(layer: Extract<LayerNode, { kind: 'caption' }>): string[] {
+  return layer.lines.map((text, i) =>
+    filter('drawtext', {
+      font: layer.font.family,
+      expansion: 'none',
+      text,
+      fontsize: layer.font.size,
+      fontcolor: hex(layer.color),
+      box: 1,
+      boxcolor: `${hex(layer.box)}@0.65`,
+      boxborderw: Math.round(layer.font.size * 0.3),
+      x: '(w-text_w)/2',
+      y: layer.y + i * layer.lineHeight,
+      enable: `between(t,${fmt(layer.start)},${fmt(layer.end)})`,
+    }),
+  );
+}
+
 /** Draws one scene; a clip's own sound goes to `audio`, or nowhere when there is none (a still). */
 function sceneVideo(scene: SceneNode, graph: RenderGraph, inputs: Inputs, chains: string[], audio: string[] | undefined): string {
   const { width: W, height: H, fps } = graph.film;
@@ -126,6 +163,14 @@ function sceneVideo(scene: SceneNode, graph: RenderGraph, inputs: Inputs, chains
   const hasText = scene.layers.some((l) => l.kind === 'title' || l.kind === 'text');
   const texts: string[] = [];
   scene.layers.forEach((layer, j) => {
+    if (layer.kind === 'caption') {
+      texts.push(...drawCaption(layer));
+      return;
+    }
+    if (layer.kind === 'clip') {
+      current = sourceWindow(layer, scene, graph, inputs, { chains, audio, current, label: label(`p${j}`), out: label(`o${j}`), name: `v${scene.index}_${j}` });
+      return;
+    }
     if (layer.kind !== 'image' && layer.kind !== 'video') {
       texts.push(...drawText(layer));
       return;
@@ -143,6 +188,28 @@ function sceneVideo(scene: SceneNode, graph: RenderGraph, inputs: Inputs, chains
   });
   chains.push(`${current}${[...texts, filter('trim', { duration: D })].join(',')}${label('v')}`);
   return label('v');
+}
+
+/**
+ * A source window over the frame: its picture scaled to fit the whole frame and overlaid (the
+ * last frame holding when the window is shorter than the scene), its sound on the timeline
+ * unless muted. Returns the label of the frame with it; a source without picture leaves the
+ * frame as it was.
+ */
+function sourceWindow(
+  layer: Extract<LayerNode, { kind: 'clip' }>,
+  scene: SceneNode,
+  graph: RenderGraph,
+  inputs: Inputs,
+  at: { chains: string[]; audio: string[] | undefined; current: string; label: string; out: string; name: string },
+): string {
+  const { width: W, height: H, fps } = graph.film;
+  const { index, file } = inputs.addSource(layer.sourceId, layer.from, layer.duration);
+  if (at.audio && !layer.muted && file.audio) at.audio.push(audioChain(`${index}:a`, { assetId: layer.sourceId, start: scene.start, duration: layer.duration, volume: 1, fadeIn: 0, fadeOut: 0 }, at.name, at.chains));
+  if (!file.video) return at.current;
+  at.chains.push(`[${index}:v]${fit('contain', W, H)},${filter('fps', { fps })},setsar=1,setpts=PTS-STARTPTS${at.label}`);
+  at.chains.push(`${at.current}${at.label}${filter('overlay', { x: '(W-w)/2', y: '(H-h)/2', eof_action: 'repeat' })}${at.out}`);
+  return at.out;
 }
 
 /** One audio source trimmed, levelled, faded and placed on the timeline; returns its label. */
@@ -167,9 +234,12 @@ export interface FfmpegInvocation {
   output: string;
 }
 
-export function ffmpegArgs(graph: RenderGraph, opts: { assets: Readonly<Record<string, AssetFile>>; output: string; encode?: Partial<EncodeOptions> }): FfmpegInvocation {
+export function ffmpegArgs(
+  graph: RenderGraph,
+  opts: { assets: Readonly<Record<string, AssetFile>>; sources?: Readonly<Record<string, SourceFile>>; output: string; encode?: Partial<EncodeOptions> },
+): FfmpegInvocation {
   const encode = { ...DEFAULT_ENCODE, ...opts.encode };
-  const inputs = new Inputs(opts.assets);
+  const inputs = new Inputs(opts.assets, opts.sources ?? {});
   const chains: string[] = [];
   const audio: string[] = [];
   const total = graph.film.durationSeconds;
@@ -227,9 +297,12 @@ export type StillFormat = (typeof STILL_FORMATS)[number];
  * alone (its background, pictures and text at its own time), without the transition's blend and
  * without sound, so a preview costs one scene's frames up to that point and no encode.
  */
-export function stillArgs(graph: RenderGraph, opts: { assets: Readonly<Record<string, AssetFile>>; at: number; format: StillFormat }): string[] {
+export function stillArgs(
+  graph: RenderGraph,
+  opts: { assets: Readonly<Record<string, AssetFile>>; sources?: Readonly<Record<string, SourceFile>>; at: number; format: StillFormat },
+): string[] {
   const scene = sceneUnder(graph, opts.at);
-  const inputs = new Inputs(opts.assets);
+  const inputs = new Inputs(opts.assets, opts.sources ?? {});
   const chains: string[] = [];
   const video = sceneVideo({ ...scene, index: 0, start: 0, transition: null, audio: [] }, graph, inputs, chains, undefined);
   const offset = Math.min(Math.max(0, opts.at - scene.start), Math.max(0, scene.duration - 1 / graph.film.fps));

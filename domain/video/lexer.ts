@@ -13,6 +13,7 @@ export type Token = Position &
     | { kind: 'color'; value: string; raw: string }
     | { kind: 'ratio'; value: string }
     | { kind: 'asset'; id: string }
+    | { kind: 'source'; id: string }
   );
 export type TokenKind = Token['kind'];
 
@@ -31,6 +32,7 @@ const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
 const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const RATIO = /^\d+:\d+$/;
 const ASSET = /^asset:([A-Za-z0-9][A-Za-z0-9._-]{0,127})$/;
+const SOURCE = /^source:([A-Za-z0-9][A-Za-z0-9._-]{0,127})$/;
 const UNIT_SECONDS = { ms: 0.001, s: 1, m: 60 } as const;
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t', '{': '{' };
 
@@ -104,6 +106,12 @@ function classify(raw: string, at: Position, diags: Diagnostics): Token | null {
     const a = ASSET.exec(raw);
     if (a) return { line, column, kind: 'asset', id: a[1]! };
     diags.error(at, 'bad-asset', `${excerpt(raw)} is not an asset reference; write asset:<id> with letters, digits, '.', '_' or '-'`);
+    return null;
+  }
+  if (raw.startsWith('source:')) {
+    const m = SOURCE.exec(raw);
+    if (m) return { line, column, kind: 'source', id: m[1]! };
+    diags.error(at, 'bad-source', `${excerpt(raw)} is not a source reference; write source:<id> with the id of a source (src_…)`);
     return null;
   }
   if (WORD.test(raw)) return { line, column, kind: 'word', value: raw };
@@ -181,5 +189,7 @@ export function describeToken(t: Token): string {
       return excerpt(t.value);
     case 'asset':
       return `asset:${t.id}`;
+    case 'source':
+      return `source:${t.id}`;
   }
 }

@@ -32,6 +32,8 @@ export interface RenderGraph {
   assets: string[];
   /** Every template variable the script names, once, in order of first use. */
   variables: string[];
+  /** Every long-form source the film cuts, once, in order of first use; absent when it cuts none. */
+  sources?: string[];
 }
 
 export interface SceneNode {
@@ -70,7 +72,11 @@ export type LayerNode =
       enter: { kind: TextEntrance; at: number; duration: number };
     }
   | { kind: 'image'; line: number; assetId: string; fit: 'cover' | 'contain' }
-  | { kind: 'video'; line: number; assetId: string; from: number; muted: boolean };
+  | { kind: 'video'; line: number; assetId: string; from: number; muted: boolean }
+  /** `duration` seconds of a source from `from` (seconds into the source), filling the frame; shorter than the scene, its last frame holds. */
+  | { kind: 'clip'; line: number; sourceId: string; from: number; duration: number; muted: boolean }
+  /** Text over a dark box near the bottom of the frame, shown from `start` to `end` seconds into the scene. */
+  | { kind: 'caption'; line: number; lines: string[]; font: Font; color: string; box: string; y: number; lineHeight: number; start: number; end: number };
 
 export interface AudioNode {
   assetId: string;

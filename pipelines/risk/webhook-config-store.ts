@@ -4,7 +4,7 @@ import type { Clock } from '../../infra/clock.js';
 import type { RiskEventName } from '../../domain/risk/events.js';
 import type { WebhookConfigRequest } from '../../schemas/http/risk.js';
 import { fromClickHouseTime } from './ch-time.js';
-import { RefreshingCache } from './refreshing-cache.js';
+import { RefreshingCache } from '../../infra/refreshing-cache.js';
 
 /** How long a read is used on the check's path before a background read refreshes it; a PUT in this process is seen at once. */
 const CACHE_MS = 5_000;
@@ -38,7 +38,13 @@ export class WebhookConfigStore {
     /** Applies a new configuration to the delivery side before it is stored; a throw stores nothing. */
     private readonly onChange?: (orgId: string, previousUrl: string | undefined, next: WebhookConfig) => Promise<void>,
   ) {
-    this.cache = new RefreshingCache(clock, CACHE_MS, (org) => this.current(org), (org, err) => log.warn({ err, org }, 'risk webhook configuration could not be refreshed; the previous one stays in use'));
+    this.cache = new RefreshingCache({
+      clock,
+      maxAgeMs: CACHE_MS,
+      whenStale: 'serve',
+      load: (org) => this.current(org),
+      onRefreshError: (org, err) => log.warn({ err, org }, 'risk webhook configuration could not be refreshed; the previous one stays in use'),
+    });
   }
 
   /** The configuration a check uses (cached, refreshed in the background). */

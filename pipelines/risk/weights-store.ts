@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
 import { fromClickHouseTime } from './ch-time.js';
-import { RefreshingCache } from './refreshing-cache.js';
+import { RefreshingCache } from '../../infra/refreshing-cache.js';
 import { scoringConfigSchema, type ScoringConfig } from '../../schemas/http/risk.js';
 import { VersionConflictError } from '../counters/config-store.js';
 
@@ -29,7 +29,13 @@ export class WeightsStore {
     private readonly clock: Clock,
     log: Logger,
   ) {
-    this.cache = new RefreshingCache(clock, CACHE_MS, (org) => this.current(org), (org, err) => log.warn({ err, org }, 'risk weights could not be refreshed; the previous version stays in use'));
+    this.cache = new RefreshingCache({
+      clock,
+      maxAgeMs: CACHE_MS,
+      whenStale: 'serve',
+      load: (org) => this.current(org),
+      onRefreshError: (org, err) => log.warn({ err, org }, 'risk weights could not be refreshed; the previous version stays in use'),
+    });
   }
 
   /** The organization's weights for a check (cached, refreshed in the background). */

@@ -1,9 +1,11 @@
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
+import { RefreshingCache } from '../../infra/refreshing-cache.js';
 import type { TableDefinition } from '../../domain/rules/custom-table.js';
 import type { Rule, VersionedRule } from '../../domain/rules/rule.js';
 import type { ValueType } from '../../domain/rules/values.js';
-import { keyedSerial, versionSource } from './versions.js';
+import { keyedSerial } from '../../infra/keyed-serial.js';
+import { versionSource } from './versions.js';
 
 export interface FieldDef {
   name: string;
@@ -37,20 +39,12 @@ interface Loaded {
   source: string;
 }
 
-interface CacheEntry {
-  value: Promise<OrgDefinitions>;
-  source: Promise<string>;
-  loadedAt: number;
-  refreshing: boolean;
-}
-
 /**
  * Definitions in ClickHouse ReplacingMergeTree tables (see migrations.ts), read with FINAL, with
  * a per-organization cache. Other processes' writes are seen after `ttlMs`: a stale snapshot is
  * served while a fresh one loads, so the transaction path never waits on a reload.
  */
 export function createDefinitions(analytics: Analytics, clock: Clock, ttlMs: number): Definitions {
-  const cache = new Map<string, CacheEntry>();
   const serial = keyedSerial();
   const nextVersion = versionSource(() => clock.now());
 
@@ -59,31 +53,28 @@ export function createDefinitions(analytics: Analytics, clock: Clock, ttlMs: num
     return rs.json<T>();
   };
 
-  async function load(orgId: string): Promise<Loaded> {
+  async function load(orgId: string, previous: Loaded | undefined): Promise<Loaded> {
     const [fields, rules, tables] = await Promise.all([
       rows<{ name: string; field_type: ValueType }>('SELECT name, field_type FROM rule_fields FINAL WHERE org_id = {org:String} AND deleted = 0 ORDER BY name', orgId),
       rows<{ body: string; version: string }>('SELECT body, version FROM rule_rules FINAL WHERE org_id = {org:String} AND deleted = 0 ORDER BY rule_id', orgId),
       rows<{ definition: string }>('SELECT definition FROM rule_tables FINAL WHERE org_id = {org:String} AND deleted = 0 ORDER BY table_name', orgId),
     ]);
+    const source = JSON.stringify([fields, rules, tables]);
+    // An unchanged reload keeps the same snapshot object, so the engine's compiled context (keyed
+    // by snapshot identity) is not rebuilt every ttlMs.
+    if (previous?.source === source) return previous;
     return {
       defs: {
         fields: fields.map((f) => ({ name: f.name, fieldType: f.field_type })),
         rules: rules.map((r) => ({ ...(JSON.parse(r.body) as Rule), version: Number(r.version) })),
         tables: tables.map((t) => JSON.parse(t.definition) as TableDefinition),
       },
-      source: JSON.stringify([fields, rules, tables]),
+      source,
     };
   }
 
-  function fresh(orgId: string): CacheEntry {
-    const loaded = load(orgId);
-    const entry: CacheEntry = { value: loaded.then((l) => l.defs), source: loaded.then((l) => l.source), loadedAt: clock.now(), refreshing: false };
-    entry.source.catch(() => undefined);
-    entry.value.catch(() => cache.get(orgId) === entry && cache.delete(orgId));
-    cache.set(orgId, entry);
-    return entry;
-  }
-
+  // The transaction path never waits on a reload: a stale snapshot answers while a fresh one loads.
+  const cache = new RefreshingCache<Loaded>({ clock, maxAgeMs: ttlMs, whenStale: 'serve', load });
   const invalidate = (orgId: string) => cache.delete(orgId);
 
   const exists = async (table: string, keyColumn: string, orgId: string, key: string) =>
@@ -91,24 +82,7 @@ export function createDefinitions(analytics: Analytics, clock: Clock, ttlMs: num
 
   return {
     async snapshot(orgId) {
-      const entry = cache.get(orgId) ?? fresh(orgId);
-      if (clock.now() - entry.loadedAt > ttlMs && !entry.refreshing) {
-        entry.refreshing = true;
-        const next = load(orgId);
-        // An unchanged reload keeps the same snapshot object, so the engine's compiled context
-        // (keyed by snapshot identity) is not rebuilt every ttlMs.
-        Promise.all([next, entry.source]).then(
-          ([v, source]) => {
-            if (cache.get(orgId) !== entry) return;
-            const value = v.source === source ? entry.value : Promise.resolve(v.defs);
-            cache.set(orgId, { value, source: Promise.resolve(v.source), loadedAt: clock.now(), refreshing: false });
-          },
-          () => {
-            entry.refreshing = false;
-          },
-        );
-      }
-      return entry.value;
+      return (await cache.get(orgId)).defs;
     },
 
     addField: (orgId, field) =>

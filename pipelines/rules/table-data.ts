@@ -9,7 +9,8 @@ import { quoteIdent } from '../../domain/rules/sql.js';
 import { parseDateTime, toRuntime, type Value } from '../../domain/rules/values.js';
 import { aggregateReads, rowUpdates, seriesName, windowMs } from '../../domain/rules/window-state.js';
 import { LookupMirror, RowBudget } from './lookup-mirror.js';
-import { keyedSerial, versionSource } from './versions.js';
+import { keyedSerial } from '../../infra/keyed-serial.js';
+import { versionSource } from './versions.js';
 
 export interface BulkWarning {
   row_index: number;

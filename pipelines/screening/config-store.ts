@@ -2,6 +2,7 @@ import { RELATIONSHIP_TYPES } from '../../domain/screening/entity.js';
 import { DEFAULT_RELATIONSHIP_SETTINGS, type RelationshipSettings } from '../../domain/screening/screen.js';
 import type { Analytics } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
+import { RefreshingCache } from '../../infra/refreshing-cache.js';
 import { fromClickHouseTime } from '../risk/ch-time.js';
 
 /** How long a read of an organization's settings is reused; a PUT in this process is seen at once. */
@@ -21,44 +22,29 @@ export type StoredSettings = RelationshipSettings & { updated_at: string | null 
 const DEFAULTS: StoredSettings = { ...DEFAULT_RELATIONSHIP_SETTINGS, updated_at: null };
 
 export class OrgConfigStore {
-  private readonly cache = new Map<string, { at: number; settings: StoredSettings }>();
-  /** The settings query in flight per organization (at most one). */
-  private readonly reading = new Map<string, { done: Promise<StoredSettings> }>();
+  private readonly cache: RefreshingCache<StoredSettings>;
   private version = 0;
 
   constructor(
     private readonly analytics: Analytics,
     private readonly clock: Clock,
-  ) {}
-
-  /** The settings a screen uses (with `updated_at`, as GET answers them). */
-  async get(orgId: string): Promise<StoredSettings> {
-    const hit = this.cache.get(orgId);
-    if (hit && this.clock.now() - hit.at < CACHE_MS) return hit.settings;
-    const read = this.reading.get(orgId)?.done ?? this.read(orgId);
-    if (!hit) return read;
-    read.catch(() => {}); // a failed refresh keeps the known settings and is tried again on the next screen
-    return hit.settings;
+  ) {
+    this.cache = new RefreshingCache({ clock, maxAgeMs: CACHE_MS, whenStale: 'serve', load: (org) => this.read(org) });
   }
 
-  private read(orgId: string): Promise<StoredSettings> {
-    const mine = { done: Promise.resolve(DEFAULTS) };
-    mine.done = (async () => {
-      const rs = await this.analytics.query({
-        query: 'SELECT settings, updated_at FROM aml_config FINAL WHERE org_id = {org:String} LIMIT 1',
-        query_params: { org: orgId },
-        format: 'JSONEachRow',
-      });
-      const rows = (await rs.json()) as { settings: string; updated_at: string }[];
-      const settings = rows[0] ? { ...parseStored(rows[0].settings), updated_at: fromClickHouseTime(rows[0].updated_at) } : DEFAULTS;
-      // A PUT of this process while the query ran is newer than what the query read.
-      if (this.reading.get(orgId) === mine) this.cache.set(orgId, { at: this.clock.now(), settings });
-      return this.cache.get(orgId)?.settings ?? settings;
-    })().finally(() => {
-      if (this.reading.get(orgId) === mine) this.reading.delete(orgId);
+  /** The settings a screen uses (with `updated_at`, as GET answers them). */
+  get(orgId: string): Promise<StoredSettings> {
+    return this.cache.get(orgId);
+  }
+
+  private async read(orgId: string): Promise<StoredSettings> {
+    const rs = await this.analytics.query({
+      query: 'SELECT settings, updated_at FROM aml_config FINAL WHERE org_id = {org:String} LIMIT 1',
+      query_params: { org: orgId },
+      format: 'JSONEachRow',
     });
-    this.reading.set(orgId, mine);
-    return mine.done;
+    const rows = (await rs.json()) as { settings: string; updated_at: string }[];
+    return rows[0] ? { ...parseStored(rows[0].settings), updated_at: fromClickHouseTime(rows[0].updated_at) } : DEFAULTS;
   }
 
   async put(orgId: string, change: Partial<RelationshipSettings>): Promise<StoredSettings> {
@@ -73,8 +59,7 @@ export class OrgConfigStore {
       format: 'JSONEachRow',
       values: [{ org_id: orgId, settings: JSON.stringify(stored), version: this.version, updated_at }],
     });
-    this.reading.delete(orgId);
-    this.cache.set(orgId, { at: now, settings });
+    this.cache.set(orgId, settings);
     return settings;
   }
 }

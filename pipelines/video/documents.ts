@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { keyedSerial } from '../../infra/keyed-serial.js';
 import type { WindowStore } from '../../infra/windows/types.js';
 import { anchorOn, reanchor, scenesByName, type Anchor } from '../../domain/video/annotation-anchor.js';
 import { compile } from '../../domain/video/compile.js';
@@ -90,6 +91,7 @@ export type Documents = ReturnType<typeof createDocuments>;
 
 export function createDocuments(deps: { store: DocumentStore; windows: WindowStore; jobs: RenderJobs; clock: { now(): number } }) {
   const { store, windows, clock } = deps;
+  const serial = keyedSerial();
 
   async function lockOf(c: Caller, id: string): Promise<LockState> {
     const h = await windows.readHold(c.orgId, LOCKS, id);
@@ -156,6 +158,17 @@ export function createDocuments(deps: { store: DocumentStore; windows: WindowSto
     id: string,
     precondition: Precondition,
     build: (head: VersionRow) => { kind: VersionKind; name?: string; source?: string; metadata?: Record<string, unknown>; ops?: EditOp[]; restoredFrom?: number; sceneOrigin?: (number | null)[] },
+  ): Promise<{ row: VersionRow; createdAt: number }> {
+    // Writers of one document in this process take turns: racing for the claim here only makes losers
+    // poll and re-read while the winner writes (8 at once on a loaded machine ran past the patience).
+    return serial(`${c.orgId}/${id}`, () => writeInTurn(c, id, precondition, build));
+  }
+
+  async function writeInTurn(
+    c: Caller,
+    id: string,
+    precondition: Precondition,
+    build: Parameters<typeof write>[3],
   ): Promise<{ row: VersionRow; createdAt: number }> {
     const deadline = performance.now() + WRITE_PATIENCE_MS;
     for (let attempt = 1; performance.now() < deadline; attempt++) {

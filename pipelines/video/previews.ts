@@ -7,7 +7,9 @@ import { lru } from 'tiny-lru';
 import { stillArgs, type StillFormat } from '../../domain/video/ffmpeg-args.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
 import type { AssetStore } from './assets.js';
-import { copyAssets } from './asset-files.js';
+import { copyAssets, copySources } from './asset-files.js';
+import type { SourceStore } from './sources.js';
+import type { BlobStore } from '../../infra/blobs/types.js';
 import { semaphore } from './worker.js';
 
 /**
@@ -19,7 +21,9 @@ import { semaphore } from './worker.js';
  */
 
 export interface PreviewOptions {
+  blobs: BlobStore;
   assets: AssetStore;
+  sources: Pick<SourceStore, 'get'>;
   concurrency: number;
   /** Stills kept. */
   cacheSize: number;
@@ -42,7 +46,8 @@ export function createPreviews(opts: PreviewOptions) {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-preview-'));
     try {
       const assets = await copyAssets(opts.assets, orgId, graph.assets, dir);
-      return await runFfmpeg(stillArgs(graph, { assets, at, format }), opts.timeoutMs, dir);
+      const sources = await copySources(opts.blobs, opts.sources, orgId, graph.sources ?? [], dir);
+      return await runFfmpeg(stillArgs(graph, { assets, sources, at, format }), opts.timeoutMs, dir);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

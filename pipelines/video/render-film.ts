@@ -1,6 +1,6 @@
 import ffmpeg from 'fluent-ffmpeg';
 import type { ChildProcess } from 'node:child_process';
-import { ffmpegArgs, type AssetFile, type EncodeOptions } from '../../domain/video/ffmpeg-args.js';
+import { ffmpegArgs, type AssetFile, type EncodeOptions, type SourceFile } from '../../domain/video/ffmpeg-args.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
 
 /**
@@ -24,6 +24,7 @@ export class RenderFailedError extends Error {
 export interface RenderFilmOptions {
   graph: RenderGraph;
   assets: Readonly<Record<string, AssetFile>>;
+  sources?: Readonly<Record<string, SourceFile>>;
   output: string;
   encode: Partial<EncodeOptions>;
   /** Fraction done, 0 to 1, as ffmpeg reports it. */
@@ -38,7 +39,7 @@ export interface RenderFilmOptions {
 const STDERR_LINES = 5;
 
 export async function renderFilm(opts: RenderFilmOptions): Promise<RenderedFile> {
-  const inv = ffmpegArgs(opts.graph, { assets: opts.assets, output: opts.output, encode: opts.encode });
+  const inv = ffmpegArgs(opts.graph, { assets: opts.assets, sources: opts.sources, output: opts.output, encode: opts.encode });
   const total = opts.graph.film.durationSeconds;
   const cmd = ffmpeg();
   for (const input of inv.inputs) {

@@ -5,6 +5,7 @@ import type { Diagnostic } from '../../domain/video/diagnostics.js';
 import { breachedBound, type RenderBounds } from '../../domain/video/render-bounds.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
 import { fillVariables } from '../../domain/video/template.js';
+import type { SourceReader } from '../../domain/video/source.js';
 import type { AssetStore } from './assets.js';
 import type { JobStore } from './job-store.js';
 import type { RenderJob, RenderJobs, SubmitResult, Templates } from './ports.js';
@@ -12,13 +13,13 @@ import { encodeJson, type JobMessage } from './topics.js';
 
 /**
  * Submission of renders: compiles the script (a template's with its checked variables), checks
- * that every asset it names is one of the organization's, records the job as queued and puts it
+ * that every asset and long-form source it names is one of the organization's, records the job as queued and puts it
  * on the render topic. A job exists only once both are durable.
  */
 
 const DAY_MS = 86_400_000;
 
-export function createRenderJobs(deps: { platform: Platform; store: JobStore; templates: Templates; assets: AssetStore; topic: string }): RenderJobs {
+export function createRenderJobs(deps: { platform: Platform; store: JobStore; templates: Templates; assets: AssetStore; sources: SourceReader; topic: string }): RenderJobs {
   const { platform, store } = deps;
   const { config } = platform;
   const bounds: RenderBounds = {
@@ -28,32 +29,41 @@ export function createRenderJobs(deps: { platform: Platform; store: JobStore; te
     jobPixelFrames: config.RENDER_MAX_JOB_PIXEL_FRAMES,
   };
 
-  /** Lines where each asset is first used, for a diagnostic that points at it. */
-  function assetLines(graph: RenderGraph): Map<string, number> {
+  /** Lines where each asset and source is first used, for a diagnostic that points at it. */
+  function referenceLines(graph: RenderGraph): Map<string, number> {
     const lines = new Map<string, number>();
     const note = (id: string, line: number) => void (lines.has(id) || lines.set(id, line));
     for (const s of graph.scenes) {
-      if (s.background.kind === 'asset') note(s.background.assetId, s.line);
-      for (const l of s.layers) if (l.kind === 'image' || l.kind === 'video') note(l.assetId, l.line);
-      for (const a of s.audio) note(a.assetId, s.line);
+      if (s.background.kind === 'asset') note(`asset:${s.background.assetId}`, s.line);
+      for (const l of s.layers) {
+        if (l.kind === 'image' || l.kind === 'video') note(`asset:${l.assetId}`, l.line);
+        if (l.kind === 'clip') note(`source:${l.sourceId}`, l.line);
+      }
+      for (const a of s.audio) note(`asset:${a.assetId}`, s.line);
     }
     return lines;
   }
 
-  async function foreignAssets(orgId: string, graph: RenderGraph): Promise<Diagnostic[]> {
-    const lines = assetLines(graph);
-    const found = await Promise.all(graph.assets.map((id) => deps.assets.meta(id)));
-    return graph.assets.flatMap((id, i) =>
-      found[i]?.orgId === orgId
-        ? []
-        : [{ level: 'error' as const, code: 'unknown-asset', message: `asset:${id} is not an asset of this organization; upload it with POST /api/assets`, line: lines.get(id) ?? 1, column: 1 }],
-    );
+  /** An error at every asset or source the film names that is not the organization's. */
+  async function foreignReferences(orgId: string, graph: RenderGraph): Promise<Diagnostic[]> {
+    const lines = referenceLines(graph);
+    const sourceIds = graph.sources ?? [];
+    const [assets, sources] = await Promise.all([Promise.all(graph.assets.map((id) => deps.assets.meta(id))), Promise.all(sourceIds.map((id) => deps.sources.get(orgId, id)))]);
+    const at = (ref: string) => ({ level: 'error' as const, line: lines.get(ref) ?? 1, column: 1 });
+    return [
+      ...graph.assets.flatMap((id, i) =>
+        assets[i]?.orgId === orgId ? [] : [{ ...at(`asset:${id}`), code: 'unknown-asset', message: `asset:${id} is not an asset of this organization; upload it with POST /api/assets` }],
+      ),
+      ...sourceIds.flatMap((id, i) =>
+        sources[i] ? [] : [{ ...at(`source:${id}`), code: 'unknown-source', message: `source:${id} is not a source of this organization; add it with POST /api/sources` }],
+      ),
+    ].sort((a, b) => a.line - b.line);
   }
 
   async function submit(orgId: string, source: string, options: CompileOptions, origin: RenderJob['origin'], from: Pick<RenderJob, 'template' | 'document'> = {}): Promise<SubmitResult> {
     const compiled = compile(source, options);
     if (!compiled.ok) return { ok: false, rejection: { kind: 'compile_failed', diagnostics: compiled.diagnostics } };
-    const foreign = await foreignAssets(orgId, compiled.renderGraph);
+    const foreign = await foreignReferences(orgId, compiled.renderGraph);
     if (foreign.length > 0) return { ok: false, rejection: { kind: 'compile_failed', diagnostics: foreign } };
     // Read, then written: processes submitting for one organization at the same instant may pass a bound by a job or two.
     const breach = breachedBound(compiled.renderGraph.film, await store.usage(orgId, platform.clock.now() - DAY_MS), bounds);

@@ -8,7 +8,8 @@ import type { Stoppable } from '../../infra/lifecycle.js';
 import { MissingAssetError, type EncodeOptions } from '../../domain/video/ffmpeg-args.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
 import type { AssetStore } from './assets.js';
-import { copyAssets } from './asset-files.js';
+import type { SourceStore } from './sources.js';
+import { copyAssets, copySources } from './asset-files.js';
 import { WORKER_BEAT_MS } from './job-store.js';
 import type { RenderError, RenderOutput } from './ports.js';
 import { RenderFailedError, renderFilm } from './render-film.js';
@@ -25,6 +26,7 @@ import { encodeJson, jobMessageSchema, parseJson, statusTopicOf, workerGroupOf, 
 export interface RenderWorkerOptions {
   platform: Platform;
   assets: AssetStore;
+  sources: Pick<SourceStore, 'get'>;
   topic: string;
   concurrency: number;
   encode: Partial<EncodeOptions>;
@@ -37,6 +39,7 @@ const PROGRESS_EVERY_MS = 500;
 export const outputKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${jobId}.mp4`;
 const outputMetaKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${jobId}.json`;
 export const videoUrlOf = (jobId: string) => `/api/video/${jobId}`;
+
 
 /** At most `limit` tasks at once; the rest wait their turn. */
 export function semaphore(limit: number) {
@@ -93,6 +96,7 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
       const rendered = await renderFilm({
         graph,
         assets: await copyAssets(opts.assets, m.orgId, m.graph.assets, dir),
+        sources: await copySources(platform.blobs, opts.sources, m.orgId, m.graph.sources ?? [], dir),
         output: file,
         encode: opts.encode,
         scrub: `${dir}/`,

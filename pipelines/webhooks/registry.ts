@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { Clock } from '../../infra/clock.js';
+import { RefreshingCache } from '../../infra/refreshing-cache.js';
 import type { EventName } from '../../domain/webhooks/catalogue.js';
 import type { RegistrationFilter } from '../../domain/webhooks/filter.js';
 import type { SigningSecrets } from '../../domain/webhooks/signing.js';
@@ -105,15 +106,12 @@ export function presentRegistration(r: Registration, now: number) {
 const sameContent = (a: Registration, b: Registration): boolean => JSON.stringify({ ...a, updated_at: '' }) === JSON.stringify({ ...b, updated_at: '' });
 
 interface OrgEntry {
-  at: number;
   registrations: Map<string, Registration>;
   catchAll: string | null;
 }
 
 export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: SecretBox; maxPerOrg: number }) {
   const { analytics, clock, box } = deps;
-  const cache = new Map<string, OrgEntry>();
-  const loading = new Map<string, Promise<OrgEntry>>();
   let version = 0;
   const nextVersion = () => (version = Math.max(version + 1, clock.now() * 1000));
 
@@ -133,25 +131,11 @@ export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: 
     const rows = (await regs.json()) as { record: string }[];
     const registrations = new Map(rows.map((r) => JSON.parse(r.record) as Registration).map((r) => [r.id, r]));
     const [url] = (await config.json()) as { value: string | null }[];
-    return { at: clock.now(), registrations, catchAll: url?.value ?? null };
+    return { registrations, catchAll: url?.value ?? null };
   }
-
-  async function entry(orgId: string): Promise<OrgEntry> {
-    const hit = cache.get(orgId);
-    if (hit && clock.now() - hit.at < CACHE_MS) return hit;
-    // One query per organization at a time, however many deliveries ask.
-    let pending = loading.get(orgId);
-    if (!pending) {
-      pending = load(orgId).finally(() => loading.delete(orgId));
-      loading.set(orgId, pending);
-    }
-    const fresh = await pending;
-    // A write of this process while the query ran is newer than what the query saw.
-    const current = cache.get(orgId);
-    if (current && current.at > fresh.at) return current;
-    cache.set(orgId, fresh);
-    return fresh;
-  }
+  // Deliveries must stop within CACHE_MS of a registration's delete in another process: wait, never serve older.
+  const cache = new RefreshingCache<OrgEntry>({ clock, maxAgeMs: CACHE_MS, whenStale: 'wait', load: (org) => load(org) });
+  const entry = (orgId: string): Promise<OrgEntry> => cache.get(orgId);
 
   async function write(r: Registration, deleted = false): Promise<void> {
     const now = clock.now();
@@ -164,7 +148,7 @@ export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: 
     const registrations = new Map(e.registrations);
     if (deleted) registrations.delete(r.id);
     else registrations.set(r.id, r);
-    cache.set(r.org_id, { ...e, registrations, at: Math.max(e.at, now) });
+    cache.set(r.org_id, { ...e, registrations });
   }
 
   return {
@@ -276,7 +260,7 @@ export function createRegistry(deps: { analytics: Analytics; clock: Clock; box: 
         values: [{ org_id: orgId, key: 'webhook_url', value: url, version: nextVersion(), updated_at: new Date(now).toISOString() }],
       });
       const e = await entry(orgId);
-      cache.set(orgId, { ...e, catchAll: url, at: Math.max(e.at, now) });
+      cache.set(orgId, { ...e, catchAll: url });
     },
   };
 }

@@ -44,13 +44,14 @@ const paletteSchema = z
 const audioSchema = z
   .object({ assetId: z.string(), start: seconds, duration: seconds, volume: z.number(), fadeIn: seconds, fadeOut: seconds })
   .meta({ id: 'AudioNode' });
+const fontSchema = z.object({ family: z.enum(FONT_FAMILIES), weight: z.enum(['regular', 'bold']), size: z.number().int().meta({ description: 'Pixels' }) });
 const layerSchema = z
   .discriminatedUnion('kind', [
     z.object({
       kind: z.enum(['title', 'text']),
       line: z.number().int(),
       lines: z.array(z.string()).meta({ description: 'Wrapped to the frame width' }),
-      font: z.object({ family: z.enum(FONT_FAMILIES), weight: z.enum(['regular', 'bold']), size: z.number().int().meta({ description: 'Pixels' }) }),
+      font: fontSchema,
       color,
       y: z.number().int().meta({ description: 'Pixels from the top of the frame to the first line; text is centred horizontally' }),
       lineHeight: z.number().int(),
@@ -58,6 +59,26 @@ const layerSchema = z
     }),
     z.object({ kind: z.literal('image'), line: z.number().int(), assetId: z.string(), fit: z.enum(['cover', 'contain']) }),
     z.object({ kind: z.literal('video'), line: z.number().int(), assetId: z.string(), from: seconds, muted: z.boolean() }),
+    z.object({
+      kind: z.literal('clip'),
+      line: z.number().int(),
+      sourceId: z.string(),
+      from: seconds.meta({ description: 'Seconds into the source' }),
+      duration: seconds.meta({ description: 'Seconds of the source played; shorter than the scene, its last frame holds' }),
+      muted: z.boolean(),
+    }),
+    z.object({
+      kind: z.literal('caption'),
+      line: z.number().int(),
+      lines: z.array(z.string()),
+      font: fontSchema,
+      color,
+      box: color.meta({ description: 'The colour of the box behind the text (drawn at 65% opacity)' }),
+      y: z.number().int(),
+      lineHeight: z.number().int(),
+      start: seconds.meta({ description: 'Seconds into the scene' }),
+      end: seconds,
+    }),
   ])
   .meta({ id: 'Layer' });
 const sceneSchema = z
@@ -97,6 +118,7 @@ export const renderGraphSchema = z
     audio: z.array(audioSchema).meta({ description: 'Beds under the whole film' }),
     assets: z.array(z.string()),
     variables: z.array(z.string()),
+    sources: z.array(z.string()).optional().meta({ description: 'Every long-form source the film cuts (video source:<id>); absent when none' }),
   })
   .meta({ id: 'RenderGraph' });
 

@@ -3,7 +3,7 @@ import type { KeyRing } from '../../http/auth.js';
 import { requestWindows } from '../../http/shared-windows.js';
 import { bearerTokens } from './bearer-token.js';
 import { tokenMinter } from './mint.js';
-import { createPrincipalStore } from './principal-store.js';
+import { createPrincipalStore } from '../../../pipelines/video/principal-store.js';
 import { credentialResolver } from './resolver.js';
 
 /** The video service's credentials, built from the platform: principals, tokens, the resolver. */

@@ -13,7 +13,7 @@ import { notImplemented } from '../../http/errors.js';
 import { MCP_PATH } from '../mcp/path.js';
 import type { VideoRoute } from '../route.js';
 import type { TokenMinter } from './mint.js';
-import type { PrincipalStore } from './principal-store.js';
+import type { PrincipalStore } from '../../../pipelines/video/principal-store.js';
 
 /**
  * OAuth for remote agent (MCP) connectors: protected-resource metadata (RFC 9728), authorization

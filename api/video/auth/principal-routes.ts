@@ -16,7 +16,7 @@ import { forbidden, notFound } from '../../http/errors.js';
 import { parseOr400 } from '../../http/validate.js';
 import type { VideoRoute } from '../route.js';
 import { presentToken, type TokenMinter } from './mint.js';
-import type { PrincipalStore } from './principal-store.js';
+import type { PrincipalStore } from '../../../pipelines/video/principal-store.js';
 import { scopesOf } from './resolver.js';
 
 const error = (description: string) => ({ description, schema: videoErrorSchema });

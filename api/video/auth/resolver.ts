@@ -1,12 +1,12 @@
 import type { Request, RequestHandler } from 'express';
 import { VIDEO_SCOPES, type VideoScope } from '../../../domain/video/scopes.js';
-import type { Rate } from '../../../infra/api-keys.js';
+import { keyDigest, type Rate } from '../../../infra/api-keys.js';
 import type { Clock } from '../../../infra/clock.js';
-import { keyDigest, type KeyRing, type Principal } from '../../http/auth.js';
+import type { KeyRing, Principal } from '../../http/auth.js';
 import { forbidden, HttpError, unauthorized } from '../../http/errors.js';
 import type { RequestWindows } from '../../http/rate-limit.js';
 import type { BearerTokens } from './bearer-token.js';
-import { isPrincipalId, type PrincipalStore } from './principal-store.js';
+import { isPrincipalId, type PrincipalStore } from '../../../pipelines/video/principal-store.js';
 import { MCP_PATH } from '../mcp/path.js';
 
 /**

@@ -3,6 +3,9 @@ import { compile } from '../../../domain/video/compile.js';
 import type { VideoScope } from '../../../domain/video/scopes.js';
 import type { RenderJobs, Templates } from '../../../pipelines/video/ports.js';
 import type { Documents } from '../../../pipelines/video/documents.js';
+import type { Clips } from '../../../pipelines/video/clips.js';
+import { candidatesRequestSchema, clipDocumentCreateSchema, clipNameSchema, redraftSchema, windowRequestSchema, windowShape } from '../../../schemas/http/video-clips.js';
+import { clipCall } from '../clips.js';
 import { compileRequestSchema } from '../../../schemas/http/video.js';
 import { documentCreateSchema, documentEditSchema, documentMetadataSchema } from '../../../schemas/http/video-documents.js';
 import { refusing } from '../document-errors.js';
@@ -171,8 +174,56 @@ function documentEditTool(documents: Documents): AgentTool {
   };
 }
 
-/** Every agent tool, over the service's render jobs, templates and documents. */
-export const agentTools = (deps: { jobs: RenderJobs; templates: Templates; documents: Documents }): AgentTool[] => [
+function clipCandidatesTool(clips: Clips): AgentTool {
+  return {
+    name: 'clip_candidates',
+    description:
+      "Clip candidates in a preprocessed source for a goal: windows of 15–60 s of consecutive sentences, best first, each {start, end, score, text, matched_terms, score_parts}. No goal term in the transcript: no candidates and a reason. Refine one with clip_refine, keep it with clip_document.",
+    scope: 'sources:read',
+    input: z.strictObject(candidatesRequestSchema.shape),
+    run: ({ caller }, args) => clipCall(() => clips.candidates(caller.orgId, candidatesRequestSchema.parse(args))),
+  };
+}
+
+function clipRefineTool(clips: Clips): AgentTool {
+  return {
+    name: 'clip_refine',
+    description: "Snap a window {sourceId, start, end} of a preprocessed source to its sentences and to a shot cut within a second (else a small margin); answers {start, end, startsOn, endsOn}.",
+    scope: 'sources:read',
+    input: z.strictObject(windowShape),
+    run: ({ caller }, args) => clipCall(() => clips.refine(caller.orgId, windowRequestSchema.parse(args))),
+  };
+}
+
+function clipDocumentTool(clips: Clips): AgentTool {
+  const { goal, start, end } = redraftSchema.shape;
+  const input = z.strictObject({
+    id: documentId.optional().meta({ description: 'A clip document to draft anew; without it, a new clip document is made from sourceId, start, end and name' }),
+    sourceId: windowShape.sourceId.optional(),
+    start,
+    end,
+    name: clipNameSchema.optional(),
+    goal,
+    ifVersion,
+  });
+  return {
+    name: 'clip_document',
+    description:
+      'Make a clip document (sourceId, start, end, name): a script document that plays that window of the source with its transcript as timed captions, metadata.clip naming the window. With id: a new version for a new start/end, or for the best window for a goal. Render it with the render tool (its source) or over HTTP.',
+    scope: 'documents:write',
+    input,
+    async run({ caller }, args) {
+      const { id, ifVersion: v, sourceId, name, ...change } = input.parse(args);
+      const c = callerOf(caller);
+      if (id === undefined) return (await clipCall(() => clips.createDocument(c, clipDocumentCreateSchema.parse({ sourceId, name, ...change })))).document;
+      if (sourceId !== undefined || name !== undefined) throw badRequest('with id, give start/end or goal; a clip document keeps its source and name');
+      return clipCall(() => clips.redraft(c, id, redraftSchema.parse(change), expecting(v)));
+    },
+  };
+}
+
+/** Every agent tool, over the service's render jobs, templates, documents and clips. */
+export const agentTools = (deps: { jobs: RenderJobs; templates: Templates; documents: Documents; clips: Clips }): AgentTool[] => [
   compileTool,
   renderTool(deps.jobs),
   statusTool(deps.jobs),
@@ -180,4 +231,7 @@ export const agentTools = (deps: { jobs: RenderJobs; templates: Templates; docum
   documentsTool(deps.documents),
   documentSaveTool(deps.documents),
   documentEditTool(deps.documents),
+  clipCandidatesTool(deps.clips),
+  clipRefineTool(deps.clips),
+  clipDocumentTool(deps.clips),
 ];

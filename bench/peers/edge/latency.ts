@@ -4,7 +4,8 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { spawnBenchServer } from '../../bench-server.js';
-import { cpuMs } from '../../proc-cpu.js';
+import { cpuMs } from '../../lib/proc-cpu.js';
+import { percentile } from '../../lib/open-loop.js';
 import type { Side } from '../harness.js';
 
 /**
@@ -42,8 +43,6 @@ export async function startTimedServer(moduleUrl: string, env: Record<string, st
     },
   };
 }
-
-export const percentile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 export interface Request {
   method: 'GET' | 'POST';

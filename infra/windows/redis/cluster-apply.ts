@@ -8,7 +8,7 @@ import type { InFlightLimit } from '../../in-flight-limit.js';
  * `apply` on a Redis Cluster, where one script call may touch the keys of one hash slot only.
  *
  * An event id is remembered per organization (tag {scope}: one place answers "seen before?" for
- * every entity, which the exactly-once rule per organization needs, and it keeps ≈16 B an id in
+ * every entity, which the exactly-once rule per organization needs, and it keeps ≈25 B an id in
  * small listpack buckets), while an entity's series live under its own tag {scope:id} so the
  * entities of one organization spread over the cluster. Tagging entities by organization would
  * put a whole tenant in one slot, and buckets of ids tagged by entity could not tell that an id
@@ -28,10 +28,11 @@ import type { InFlightLimit } from '../../in-flight-limit.js';
  * while it is in flight; at rest an id weighs what it weighs on one server.
  */
 
-/** An id grid's slots, its arguments `base first last expireAt` (scripts.ts IDS), and the key that routes its calls. */
+/** An id grid's slots, its arguments (scripts.ts IDS), and the key that routes its calls. */
 export interface IdGrid {
   first: number;
   last: number;
+  expireAt: number;
   args: string[];
   route: string;
 }
@@ -91,7 +92,7 @@ export function createClusterApply(d: ClusterApplyDeps): (requests: ApplyRequest
         keys.push(d.entityKey(it.r.entity));
         if (it.digest) {
           keys.push(d.markerKey(it.r.entity));
-          args.push(`${it.grid!.args[3]},${it.r.updates.length}`, it.digest);
+          args.push(`${it.grid!.expireAt},${it.r.updates.length}`, it.digest);
         } else {
           args.push(`,${it.r.updates.length}`);
         }

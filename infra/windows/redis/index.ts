@@ -58,8 +58,9 @@ const esc = (s: string): string => (SPECIAL.test(s) ? s.replace(/[%:{}]/g, (c) =
  * one tag only on a cluster (cluster-apply.ts), and a queue shares its lease queue's slot.
  *   <prefix>{<scope>:<id>}               HASH of the entity's series (layout in scripts.ts)
  *   <prefix>o:{<scope>:<id>}             HASH: digests of event ids in flight on a cluster (cluster-apply.ts)
- *   <prefix>i:{<scope>}:<L>:<slot>       meta HASH of a time slot of the scope's event ids (b, n)
- *   <prefix>i:{<scope>}:<L>:<slot>:<b>   HASH: 8-byte digest of an event id -> 0 reserved, 1 applied
+ *   <prefix>j:{<scope>}:<L>              meta HASH of the scope's event ids on a grid of slot length L (generations)
+ *   <prefix>j:{<scope>}:<L>:<g>:<b>      HASH: 8-byte digest of an event id -> <slot>,<0 reserved | 1 applied>
+ *   <prefix>i:{<scope>}:<L>:<slot>[:<g>:<b>]  the earlier layout of ids, per time slot: searched until it expires
  *   <prefix>q:{<scope>}:<queue>          ZSET of entity ids scored by due time
  *   <prefix>v:{<scope>}:<ns>:<id>        STRING: an opaque value (putValues); one slot per scope, so MGET serves a scope
  *   <prefix>c:<scope>:<namespace>:<id>   intake claim; each its own slot, so claims spread
@@ -70,8 +71,10 @@ function keys(prefix: string) {
   return {
     entity: (e: EntityRef): string => prefix + tag(e),
     marker: (e: EntityRef): string => `${prefix}o:${tag(e)}`,
-    /** Base of the meta keys of a scope's id slots on a grid of `slotMs` (see event-ids.ts). */
-    ids: (scope: string, slotMs: number): string => `${prefix}i:{${esc(scope)}}:${slotMs}:`,
+    /** The meta key of a scope's ids on a grid of `slotMs` (see event-ids.ts and scripts.ts IDS). */
+    ids: (scope: string, slotMs: number): string => `${prefix}j:{${esc(scope)}}:${slotMs}`,
+    /** Base of the earlier layout's per-slot meta keys, still searched until they expire. */
+    legacyIds: (scope: string, slotMs: number): string => `${prefix}i:{${esc(scope)}}:${slotMs}:`,
     queue: (scope: string, queue: string): string => `${prefix}q:{${esc(scope)}}:${esc(queue)}`,
     claim: (scope: string, ns: string, id: string): string => `${prefix}c:${esc(scope)}:${esc(ns)}:${esc(id)}`,
     value: (scope: string, ns: string, id: string): string => `${prefix}v:{${esc(scope)}}:${esc(ns)}:${esc(id)}`,
@@ -161,7 +164,8 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     const held = byTtl.get(ttlMs);
     if (held && held.first === g.first && held.last === g.last) return held;
     const base = key.ids(scope, g.slotMs);
-    const grid = { first: g.first, last: g.last, args: [base, String(g.first), String(g.last), String(g.expireAt)], route: base + String(g.last) };
+    const args = [base, key.legacyIds(scope, g.slotMs), String(g.slotMs), String(g.first), String(g.last), String(g.expireAt)];
+    const grid = { first: g.first, last: g.last, expireAt: g.expireAt, args, route: base };
     byTtl.set(ttlMs, grid);
     return grid;
   };
@@ -268,7 +272,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     async unreserveIds(scope, ids, ttlMs) {
       checkPositive('unreserveIds ttlMs', ttlMs);
       const grid = gridOf(scope, ttlMs, Date.now());
-      const calls = chunkBySize(ids, () => 1, ID_CHUNK).map((chunk) => redis.weirWindowUnreserve(grid.route, ...grid.args.slice(0, 3), ...chunk.map(idDigest)));
+      const calls = chunkBySize(ids, () => 1, ID_CHUNK).map((chunk) => redis.weirWindowUnreserve(grid.route, ...grid.args, ...chunk.map(idDigest)));
       await Promise.all(calls);
     },
     // The hot path's single reads skip readMany's grouping.

@@ -9,55 +9,103 @@
  */
 
 /**
- * Event ids of a scope (layout in index.ts): per time slot a meta hash and bucket hashes whose
- * fields are 8-byte digests, valued 0 (reserved by intake), 1 (applied), or on a Redis Cluster
- * `p` and 8 bytes for the moment between the steps of an apply (ONCE_BEGIN). A bucket holds a
- * few dozen ids at most: a small listpack (about 12 bytes an id), which HGET scans from the start,
- * so its cost grows with the bucket. The number of buckets follows the traffic: a slot holds
- * generations of buckets, `b<g>` buckets in generation g and `n<g>` ids added to it. The first
- * generation is sized from the previous slot's ids (16 a bucket); a generation that reaches 24 ids
- * a bucket is closed and the next one gets four times its buckets. An id stays in the bucket it was
- * added to, so a lookup searches every generation of every slot of the window: one generation a
- * slot at a steady rate, a few while the rate climbs.
- * The meta hash also keeps `e`, the latest expiry asked of the slot, which its keys get.
- * A grid is `base first last expireAt`: the meta key of slot s is base .. s.
+ * Event ids of a scope (layout in index.ts). A grid is `base legacy slotMs first last expireAt`:
+ * the ids' meta hash, the base of the earlier layout's slot keys, the slot length, the oldest and
+ * newest slot of the window, and when an id added now may be forgotten (event-ids.ts).
+ *
+ * One place per digest for the whole window: an id lives in bucket `x mod b` of a generation of
+ * b buckets (`base:<generation>:<bucket>`, a HASH of 8-byte digest -> `<slot>,<state>`; state 0
+ * reserved by intake, 1 applied, or on a Redis Cluster `p` and 8 bytes for the moment between the
+ * steps of an apply, ONCE_BEGIN). A lookup is one HGET a live generation, one at a steady rate,
+ * where a bucket per six-hour slot made it five. An entry whose slot is older than the window's
+ * first counts as absent. Upkeep is paid per bucket, not per id, so a bucket holds many: `o`, the
+ * oldest slot it may hold, has its bucket pruned of entries out of the window when written two
+ * slots later; `l`, its key's expiry, is set three slots beyond what the id needs, so PEXPIREAT
+ * runs once in four slots (an idle scope's ids linger up to 18 hours longer).
+ * The meta hash: `top` (the newest generation), per generation `<g>` = `<buckets>,<last slot
+ * written>,<latest expiry asked>`, `c` and `n` (the current slot and ids added in it), `e` (its
+ * own expiry, as late as any bucket's, so a generation's number is never reused while its keys live). A generation is searched while its last slot is in the window and forgotten once
+ * its expiry passed. The newest grows four-fold once the window would hold 64 ids a bucket at this
+ * slot's rate, and shrinks four-fold at a slot's start when the last slot's rate filled under 4:
+ * a steady rate keeps one generation, and a bucket stays a listpack (under 128 fields: at most 64
+ * live, two slots not yet pruned, two marks), which HGET scans in C.
+ * The earlier layout (a meta hash and buckets per six-hour slot, `legacy .. slot`) is still
+ * searched, read-only but for state changes in place, until its last ids are forgotten (30 hours
+ * after this layout's first write): an absent slot costs one HGETALL a script call.
  * Lua in Redis pays for every call and every number turned into a string, so a script call reads
- * each slot's meta hash once, keeps its key prefixes, and writes the counts it changed at the end
- * (flushCounts): a lookup is one string and one HGET a generation, an addition HSET and PEXPIREAT.
+ * each meta hash once and writes what changed at the end (flushMetas).
  */
 const IDS = `
-local slots = {}
+-- Per bucket key, its marks o and l as last read or written (two maps: no table per lookup).
+local metas, oldest, expiries, legacies = {}, {}, {}, {}
 
--- A slot's generations (bucket counts, oldest first), their key prefixes, the ids in the newest
--- (n, written back by flushCounts when dirty) and its expiry, read once a script call.
-local function slotOf(meta)
-  local slot = slots[meta]
-  if slot == nil then
-    local m = redis.call('HGETALL', meta)
+local function metaOf(base, now)
+  local m = metas[base]
+  if m == nil then
+    local all = redis.call('HGETALL', base)
     local f = {}
-    for i = 1, #m, 2 do f[m[i]] = m[i + 1] end
-    local g = tonumber(f.g) or 0
-    slot = { meta = meta, gens = {}, prefixes = {}, e = tonumber(f.e) or 0, n = tonumber(f['n' .. g]) or 0, dirty = false }
-    for i = 1, g do
-      slot.gens[i] = tonumber(f['b' .. i])
-      slot.prefixes[i] = meta .. ':' .. i .. ':'
+    for i = 1, #all, 2 do f[all[i]] = all[i + 1] end
+    m = { key = base, gens = {}, top = tonumber(f.top) or 0, c = tonumber(f.c) or 0, n = tonumber(f.n) or 0, e = tonumber(f.e) or 0, dirty = false, dead = {} }
+    for g = 1, m.top do
+      local spec = f[tostring(g)]
+      if spec then
+        local b, s, x = string.match(spec, '^(%d+),(%d+),(%d+)$')
+        x = tonumber(x)
+        if x <= now then m.dead[#m.dead + 1] = tostring(g)
+        else m.gens[#m.gens + 1] = { g = g, b = tonumber(b), s = tonumber(s), x = x, prefix = base .. ':' .. g .. ':' } end
+      end
     end
-    slots[meta] = slot
+    if #m.dead > 0 then m.dirty = true end
+    metas[base] = m
   end
-  return slot
+  return m
 end
 
-local function flushCounts()
-  for meta, slot in pairs(slots) do
-    if slot.dirty then redis.call('HSET', meta, 'n' .. #slot.gens, slot.n) end
+local function flushMetas()
+  for base, m in pairs(metas) do
+    if m.dirty then
+      local args = { base, 'top', m.top, 'c', string.format('%d', m.c), 'n', m.n, 'e', string.format('%d', m.e) }
+      for _, gen in ipairs(m.gens) do
+        if gen.dirty then
+          args[#args + 1] = tostring(gen.g)
+          args[#args + 1] = gen.b .. ',' .. string.format('%d', gen.s) .. ',' .. string.format('%d', gen.x)
+        end
+      end
+      redis.call('HSET', unpack(args))
+      if #m.dead > 0 then redis.call('HDEL', base, unpack(m.dead)) end
+      redis.call('PEXPIREAT', base, m.e)
+    end
   end
 end
 
--- The slots of a grid, newest first.
-local function gridOf(base, first, last, expireAt)
-  local list = {}
-  for s = last, first, -1 do list[#list + 1] = slotOf(base .. string.format('%d', s)) end
-  return { slots = list, expireAt = expireAt, base = base, last = last }
+-- The earlier layout's slots of a grid, newest first: per slot its generations' bucket counts and key prefixes.
+local function legacyOf(grid)
+  if grid.legacy == nil then
+    grid.legacy = {}
+    for s = grid.last, grid.first, -1 do
+      local meta = grid.legacyBase .. string.format('%d', s)
+      local slot = legacies[meta]
+      if slot == nil then
+        local f = {}
+        local all = redis.call('HGETALL', meta)
+        for i = 1, #all, 2 do f[all[i]] = all[i + 1] end
+        slot = {}
+        for g = 1, tonumber(f.g) or 0 do slot[#slot + 1] = { b = tonumber(f['b' .. g]), prefix = meta .. ':' .. g .. ':' } end
+        legacies[meta] = slot
+      end
+      grid.legacy[#grid.legacy + 1] = slot
+    end
+  end
+  return grid.legacy
+end
+
+local function gridOf(base, legacyBase, slotMs, first, last, expireAt)
+  -- Every slot before the newest has ended, so a generation whose expiry is before its start is gone.
+  return { meta = metaOf(base, last * slotMs), legacyBase = legacyBase, slotMs = slotMs, first = first, last = last, slotText = string.format('%d', last), k = last - first + 1, expireAt = expireAt }
+end
+
+local function gridArgs(a)
+  return gridOf(ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]))
 end
 
 -- A digest's bucket pick (4 bytes) and stored field (8 bytes).
@@ -66,55 +114,119 @@ local function split(d)
   return ((a * 256 + b) * 256 + c) * 256 + e, string.sub(d, 5, 12)
 end
 
--- Answers the bucket key holding the id (x, f) and its value, or nil.
+-- A stored value's slot and state.
+local function slotOfValue(v)
+  local comma = string.find(v, ',', 1, true)
+  return tonumber(string.sub(v, 1, comma - 1)), string.sub(v, comma + 1)
+end
+
+-- Answers the key holding the id (x, f), its state and its slot (nil in the earlier layout), or nil.
+-- The newest generation's read also fetches its bucket's marks, which an addition needs.
 local function findId(grid, x, f)
-  for _, slot in ipairs(grid.slots) do
-    local gens = slot.gens
-    for g = #gens, 1, -1 do
-      local k = slot.prefixes[g] .. (x % gens[g])
+  local gens = grid.meta.gens
+  for i = #gens, 1, -1 do
+    local gen = gens[i]
+    if gen.s >= grid.first then
+      local k = gen.prefix .. (x % gen.b)
+      local v
+      if i == #gens then
+        local r = redis.call('HMGET', k, f, 'o', 'l')
+        v = r[1]
+        oldest[k] = tonumber(r[2]) or false
+        expiries[k] = tonumber(r[3]) or 0
+      else
+        v = redis.call('HGET', k, f)
+      end
+      if v then
+        local slot, state = slotOfValue(v)
+        if slot >= grid.first then return k, state, slot end
+      end
+    end
+  end
+  for _, slot in ipairs(legacyOf(grid)) do
+    for g = #slot, 1, -1 do
+      local k = slot[g].prefix .. (x % slot[g].b)
       local v = redis.call('HGET', k, f)
-      if v then return k, v end
+      if v then return k, v, nil end
     end
   end
   return nil
 end
 
--- Buckets of a first generation: 16 ids a bucket at the previous slot's count.
-local function firstBuckets(before)
-  local seen = 0
-  local prev = redis.call('HGETALL', before)
-  for i = 1, #prev, 2 do
-    if string.sub(prev[i], 1, 1) == 'n' then seen = seen + tonumber(prev[i + 1]) end
-  end
-  local b = 1
-  while b * 16 < seen and b < 4194304 do b = b * 2 end
-  return b
+-- Changes the state of an id found by findId, in place (its slot, hence its expiry, unchanged).
+local function setState(k, f, slot, state)
+  if slot then redis.call('HSET', k, f, string.format('%d', slot) .. ',' .. state)
+  else redis.call('HSET', k, f, state) end
 end
 
--- Adds the id (x, f) to the grid's newest slot; its keys expire at the latest expiry any call asked of the slot.
+local function openGeneration(m, grid, b)
+  m.top = m.top + 1
+  local gen = { g = m.top, b = b, s = grid.last, x = grid.expireAt, prefix = m.key .. ':' .. m.top .. ':', dirty = true }
+  m.gens[#m.gens + 1] = gen
+  return gen
+end
+
+-- Drops the entries of bucket k older than the window; answers the oldest slot left, or nil.
+local function prune(k, first)
+  local all = redis.call('HGETALL', k)
+  local stale, oldest = {}, nil
+  for i = 1, #all, 2 do
+    if #all[i] == 8 then
+      local s = slotOfValue(all[i + 1])
+      if s < first then stale[#stale + 1] = all[i]
+      elseif oldest == nil or s < oldest then oldest = s end
+    end
+  end
+  if #stale > 0 then redis.call('HDEL', k, unpack(stale)) end
+  return oldest
+end
+
+-- Adds the id (x, f), absent from the grid, to its newest generation (after findId, whose marks it uses).
 local function addId(grid, x, f, value)
-  local slot = grid.slots[1]
-  local gens = slot.gens
-  local g = #gens
-  if g == 0 or slot.n >= 24 * gens[g] then
-    if slot.dirty then redis.call('HSET', slot.meta, 'n' .. g, slot.n) end
-    local b = g == 0 and firstBuckets(grid.base .. string.format('%d', grid.last - 1)) or gens[g] * 4
-    g = g + 1
-    gens[g] = b
-    slot.prefixes[g] = slot.meta .. ':' .. g .. ':'
-    slot.n = 0
-    redis.call('HSET', slot.meta, 'g', g, 'b' .. g, b)
+  local m = grid.meta
+  local slot = grid.last
+  local gen = m.gens[#m.gens]
+  -- A slot's first addition (a caller whose clock is behind adds to the count of the later one).
+  if slot > m.c then
+    local before = m.c == slot - 1 and m.n or 0
+    if gen and gen.b > 1 and grid.k * before < 4 * gen.b then gen = openGeneration(m, grid, gen.b / 4) end
+    m.c = slot
+    m.n = 0
   end
-  slot.n = slot.n + 1
-  slot.dirty = true
-  if grid.expireAt > slot.e then
-    slot.e = grid.expireAt
-    redis.call('HSET', slot.meta, 'e', slot.e)
-    redis.call('PEXPIREAT', slot.meta, slot.e)
+  if not gen then gen = openGeneration(m, grid, 1)
+  elseif grid.k * (m.n + 1) > 64 * gen.b then gen = openGeneration(m, grid, gen.b * 4) end
+  m.n = m.n + 1
+  m.dirty = true
+  if gen.s < slot then gen.s = slot; gen.dirty = true end
+  if grid.expireAt > gen.x then gen.x = grid.expireAt; gen.dirty = true end
+  if grid.expireAt + 3 * grid.slotMs > m.e then m.e = grid.expireAt + 3 * grid.slotMs end
+  local k = gen.prefix .. (x % gen.b)
+  -- Marks findId did not read are of a generation opened by this call (none yet) or idle for a whole
+  -- window (its ids all out of it): taken as none, which at worst delays a prune.
+  local o, l = oldest[k], expiries[k] or 0
+  local args = { k, f, grid.slotText .. ',' .. value }
+  local moved = false
+  if o and o < grid.first - 1 then
+    o = prune(k, grid.first)
+    moved = true
   end
-  local k = slot.prefixes[g] .. (x % gens[g])
-  redis.call('HSET', k, f, value)
-  redis.call('PEXPIREAT', k, slot.e)
+  if not o or slot < o then
+    o = slot
+    moved = true
+  end
+  if moved then
+    args[#args + 1] = 'o'
+    args[#args + 1] = string.format('%d', o)
+  end
+  local extend = grid.expireAt > l
+  if extend then
+    l = grid.expireAt + 3 * grid.slotMs
+    args[#args + 1] = 'l'
+    args[#args + 1] = string.format('%d', l)
+  end
+  oldest[k], expiries[k] = o, l
+  redis.call('HSET', unpack(args))
+  if extend then redis.call('PEXPIREAT', k, l) end
 end
 `;
 
@@ -219,7 +331,7 @@ end
  * Applies several requests in order, each atomically as below, all in one script (one round trip
  * and one script call for the lot; one server only, as it touches keys of many slots). KEYS one
  * entity hash per request. ARGV[1] idle TTL in ms, ARGV[2] the number of id grids g, then g times
- * `base first last expireAt` (see IDS); then per request `<grid index or empty>,<number of updates>`,
+ * the six arguments of a grid (see IDS); then per request `<grid index or empty>,<number of updates>`,
  * the event id's digest when there is a grid, and the updates (see UPDATES).
  * Answers one number per request: 1 applied, 0 once id applied before.
  */
@@ -227,17 +339,17 @@ export const APPLY = `${IDS}${UPDATES}
 -- Marks the id applied; false when it already was.
 local function once(grid, d)
   local x, f = split(d)
-  local k, v = findId(grid, x, f)
-  if v == '1' then return false end
-  if k then redis.call('HSET', k, f, '1')
+  local k, state, slot = findId(grid, x, f)
+  if state == '1' then return false end
+  if k then setState(k, f, slot, '1')
   else addId(grid, x, f, '1') end
   return true
 end
 
 local grids, a = {}, 3
 for g = 1, tonumber(ARGV[2]) do
-  grids[g] = gridOf(ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
-  a = a + 4
+  grids[g] = gridArgs(a)
+  a = a + 6
 end
 
 local out = {}
@@ -257,34 +369,34 @@ for k = 1, #KEYS do
   out[k] = applied
   a = a + 2 * count
 end
-flushCounts()
+flushMetas()
 return out
 `;
 
 /**
  * Redis Cluster, step 1 of an apply with event ids (protocol in cluster-apply.ts), in the slot of
- * one scope's ids. KEYS[1] the newest slot's meta key (it routes the call; every id key shares its
- * hash tag). ARGV `base first last expireAt` (one grid), then pairs: digest, owner (8 bytes naming
+ * one scope's ids. KEYS[1] the ids' meta key (it routes the call; every id key shares its
+ * hash tag). ARGV one grid's six (see IDS), then pairs: digest, owner (8 bytes naming
  * the entity). An id absent or reserved becomes `p` .. owner (being applied to that entity); answers
  * per pair 1 go on (the id is this owner's now, or was already), 0 applied before or taken by
  * another entity.
  */
 export const ONCE_BEGIN = `${IDS}
-local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+local grid = gridArgs(1)
 local out = {}
-for i = 5, #ARGV, 2 do
+for i = 7, #ARGV, 2 do
   local mine = 'p' .. ARGV[i + 1]
   local x, f = split(ARGV[i])
-  local k, v = findId(grid, x, f)
-  if v == '1' or (v and v ~= '0' and v ~= mine) then
+  local k, state, slot = findId(grid, x, f)
+  if state == '1' or (state and state ~= '0' and state ~= mine) then
     out[#out + 1] = 0
   else
     if not k then addId(grid, x, f, mine)
-    elseif v ~= mine then redis.call('HSET', k, f, mine) end
+    elseif state ~= mine then setState(k, f, slot, mine) end
     out[#out + 1] = 1
   end
 end
-flushCounts()
+flushMetas()
 return out
 `;
 
@@ -325,50 +437,50 @@ return out
 `;
 
 /**
- * Redis Cluster, step 3: marks ids applied. KEYS[1] and ARGV `base first last expireAt` as
- * ONCE_BEGIN, then digests. An id no longer found (its slot expired meanwhile) is added applied.
+ * Redis Cluster, step 3: marks ids applied. KEYS[1] and the grid's ARGV as ONCE_BEGIN,
+ * then digests. An id no longer found (its slot expired meanwhile) is added applied.
  */
 export const ONCE_COMMIT = `${IDS}
-local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
-for i = 5, #ARGV do
+local grid = gridArgs(1)
+for i = 7, #ARGV do
   local x, f = split(ARGV[i])
-  local k, v = findId(grid, x, f)
+  local k, state, slot = findId(grid, x, f)
   if not k then addId(grid, x, f, '1')
-  elseif v ~= '1' then redis.call('HSET', k, f, '1') end
+  elseif state ~= '1' then setState(k, f, slot, '1') end
 end
-flushCounts()
+flushMetas()
 return 0
 `;
 
 /**
- * KEYS[1] the newest slot's meta key (routing, as ONCE_BEGIN); ARGV `base first last expireAt`
- * (one grid, see IDS), then digests. Reserves the absent ids; answers per id 0 new (reserved now),
- * 1 reserved before (or being applied: ONCE_BEGIN), 2 applied.
+ * KEYS[1] the ids' meta key (routing, as ONCE_BEGIN); ARGV one grid's six (see IDS), then digests.
+ * Reserves the absent ids; answers per id 0 new (reserved now), 1 reserved before (or being
+ * applied: ONCE_BEGIN), 2 applied.
  */
 export const RESERVE = `${IDS}
-local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+local grid = gridArgs(1)
 local out = {}
-for i = 5, #ARGV do
+for i = 7, #ARGV do
   local x, f = split(ARGV[i])
-  local _, v = findId(grid, x, f)
-  if v == '1' then out[#out + 1] = 2
-  elseif v then out[#out + 1] = 1
+  local _, state = findId(grid, x, f)
+  if state == '1' then out[#out + 1] = 2
+  elseif state then out[#out + 1] = 1
   else
     addId(grid, x, f, '0')
     out[#out + 1] = 0
   end
 end
-flushCounts()
+flushMetas()
 return out
 `;
 
-/** KEYS[1] routing (as RESERVE); ARGV `base first last`, then digests: removes the ids still only reserved. */
+/** KEYS[1] routing (as RESERVE); ARGV one grid's six, then digests: removes the ids still only reserved. */
 export const UNRESERVE = `${IDS}
-local grid = gridOf(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), 0)
-for i = 4, #ARGV do
+local grid = gridArgs(1)
+for i = 7, #ARGV do
   local x, f = split(ARGV[i])
-  local k, v = findId(grid, x, f)
-  if v == '0' then redis.call('HDEL', k, f) end
+  local k, state = findId(grid, x, f)
+  if state == '0' then redis.call('HDEL', k, f) end
 end
 return 0
 `;

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Analytics, Migration } from '../../../infra/analytics/types.js';
-import type { Clock } from '../../../infra/clock.js';
-import type { VideoScope } from '../../../domain/video/scopes.js';
-import type { VideoPrincipal } from '../../../schemas/http/video-auth.js';
-import { keyDigest } from '../../http/auth.js';
+import type { Analytics, Migration } from '../../infra/analytics/types.js';
+import type { Clock } from '../../infra/clock.js';
+import { RefreshingCache } from '../../infra/refreshing-cache.js';
+import type { VideoScope } from '../../domain/video/scopes.js';
+import type { VideoPrincipal } from '../../schemas/http/video-auth.js';
+import { keyDigest } from '../../infra/api-keys.js';
 
 /**
  * Database-backed API principals of the video service, in ClickHouse: one row per version of a
@@ -19,17 +20,9 @@ import { keyDigest } from '../../http/auth.js';
 
 export const CACHE_MS = 1_000;
 const ID_PREFIX = 'prn_';
-/** Cached answers at most: beyond, the oldest leaves first. */
-const MAX_CACHED = 10_000;
 
 /** Whether an id names a database principal (deployment keys go by key_…, the demo by its own name). */
 export const isPrincipalId = (id: string): boolean => id.startsWith(ID_PREFIX);
-
-function remember<V>(cache: Map<string, V>, key: string, value: V): void {
-  cache.delete(key);
-  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-  cache.set(key, value);
-}
 
 export const principalsMigration: Migration = {
   id: 'video-001-principals',
@@ -56,8 +49,27 @@ export type PrincipalStore = ReturnType<typeof createPrincipalStore>;
 
 export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock }) {
   const { analytics, clock } = deps;
-  const byDigest = new Map<string, { at: number; principal: VideoPrincipal | null }>();
-  const active = new Map<string, { at: number; active: boolean }>();
+  // A disabled principal's key and tokens must stop within CACHE_MS everywhere: callers wait past it.
+  const byDigest = new RefreshingCache<VideoPrincipal | null>({
+    clock,
+    maxAgeMs: CACHE_MS,
+    whenStale: 'wait',
+    load: async (digest) => (await rows('SELECT record FROM video_principals FINAL WHERE key_digest = {d:String} LIMIT 1', { d: digest }))[0] ?? null,
+    // Only keys that exist are cached: a stream of made-up keys adds nothing to the map.
+    keep: (principal) => principal !== null,
+  });
+  // Made-up ids never get here: the token carrying them was signed by this service.
+  const active = new RefreshingCache<boolean>({
+    clock,
+    maxAgeMs: CACHE_MS,
+    whenStale: 'wait',
+    load: async (key) => {
+      // Principal ids hold no '/': the last one splits an organization id that might.
+      const cut = key.lastIndexOf('/');
+      const p = await find(key.slice(0, cut), key.slice(cut + 1));
+      return p !== undefined && !p.principal.disabled;
+    },
+  });
   let version = 0;
   const nextVersion = () => (version = Math.max(version + 1, clock.now() * 1000));
 
@@ -74,8 +86,8 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
       values: [{ org_id: p.orgId, id: p.id, key_digest: digest, record: JSON.stringify(p), version: nextVersion(), updated_at: at }],
     });
     await analytics.insert({ table: 'video_principal_audit', format: 'JSONEachRow', values: [{ org_id: p.orgId, principal_id: p.id, action, actor, at }] });
-    remember(byDigest, digest, { at: clock.now(), principal: p });
-    remember(active, `${p.orgId}/${p.id}`, { at: clock.now(), active: !p.disabled });
+    byDigest.set(digest, p);
+    active.set(`${p.orgId}/${p.id}`, !p.disabled);
   }
 
   async function find(orgId: string, id: string): Promise<{ principal: VideoPrincipal; digest: string } | undefined> {
@@ -137,26 +149,12 @@ export function createPrincipalStore(deps: { analytics: Analytics; clock: Clock 
 
     /** Whether a token's principal exists and is not disabled, as of at most CACHE_MS ago. */
     async isActive(orgId: string, id: string): Promise<boolean> {
-      const key = `${orgId}/${id}`;
-      const hit = active.get(key);
-      if (hit && clock.now() - hit.at < CACHE_MS) return hit.active;
-      const p = await find(orgId, id);
-      const answer = p !== undefined && !p.principal.disabled;
-      // Made-up ids never get here: the token carrying them was signed by this service.
-      remember(active, key, { at: clock.now(), active: answer });
-      return answer;
+      return active.get(`${orgId}/${id}`);
     },
 
     /** The principal a presented key belongs to (disabled ones too: the caller answers 401 for them), or null. */
     async byKey(key: string): Promise<VideoPrincipal | null> {
-      const digest = keyDigest(key).toString('hex');
-      const hit = byDigest.get(digest);
-      if (hit && clock.now() - hit.at < CACHE_MS) return hit.principal;
-      const [principal] = await rows('SELECT record FROM video_principals FINAL WHERE key_digest = {d:String} LIMIT 1', { d: digest });
-      // Only keys that exist are cached: a stream of made-up keys adds nothing to the map.
-      if (principal) remember(byDigest, digest, { at: clock.now(), principal });
-      else byDigest.delete(digest);
-      return principal ?? null;
+      return byDigest.get(keyDigest(key).toString('hex'));
     },
 
     /** The principal of an id (OAuth client_id) whose key matches `key`, else null; constant-time by digest. */
