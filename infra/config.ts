@@ -91,12 +91,16 @@ export const envSchema = z.object({
   RENDER_TOPIC: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name').default('render.jobs'),
   /** Largest asset upload (POST /api/assets), bytes; larger answers 413. */
   ASSET_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
-  /** Bytes of one source (upload or fetched address); held in memory while sniffed and stored. */
+  /** Bytes of one source (an upload, an asset's copy, a fetched address): each streams to the blob store and stops past it. */
   SOURCE_MAX_BYTES: positiveInt.default(512 * 1024 * 1024),
   /** Speech recognition of sources without subtitles: `pocketsphinx` (default where pocketsphinx_continuous is installed) or `off`. */
   VIDEO_ASR: z.enum(['off', 'pocketsphinx']).optional(),
   /** Preprocessing jobs one preprocess worker runs at once. */
   PREPROCESS_CONCURRENCY: positiveInt.default(1),
+  /** Preprocessing jobs one organization may have queued or running at once (429 beyond). */
+  PREPROCESS_MAX_CONCURRENT_JOBS: positiveInt.default(2),
+  /** Topic of preprocessing jobs; its status events go to `<PREPROCESS_TOPIC>.status`. Another name isolates deployments sharing a Kafka cluster. */
+  PREPROCESS_TOPIC: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be a Kafka topic name').default('sources.preprocess'),
   /** Deadline of fetching a source from an address (POST /api/sources {url}). */
   SOURCE_FETCH_TIMEOUT_MS: positiveInt.default(120_000),
   RISK_LISTS_DIR: z.string().default('./data/risk-lists'),

@@ -15,7 +15,9 @@ import { createSourceStore, sourceStoreMigration, type SourceStore } from '../pi
 import { createClips, type Clips } from '../pipelines/video/clips.js';
 import { DEFAULT_RENDER_TOPIC, renderTopics } from '../pipelines/video/topics.js';
 import { startRenderWorker } from '../pipelines/video/worker.js';
-import { preprocessTopics, startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
+import { startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
+import { DEFAULT_PREPROCESS_TOPIC, preprocessTopics } from '../pipelines/video/preprocess-topics.js';
+import { startPreprocessRecorder } from '../pipelines/video/preprocess-recorder.js';
 import { createPreviews, type Previews } from '../pipelines/video/previews.js';
 import { pocketsphinxInstalled, pocketsphinxRecogniser } from '../pipelines/video/pocketsphinx.js';
 
@@ -56,7 +58,8 @@ export function videoParts(platform: Platform): VideoParts {
  * (database principals in `video_principals`, bearer tokens, OAuth, the MCP transport). Renders are
  * jobs on RENDER_TOPIC (`render.jobs`) taken by the render worker pool (role `render`); workers
  * report on `<topic>.status`, which every process serving HTTP records in its job store. Sources are
- * preprocessed by jobs on `sources.preprocess`, taken by the preprocess worker pool (role `preprocess`).
+ * preprocessed by jobs on PREPROCESS_TOPIC (`sources.preprocess`), taken by the preprocess worker
+ * pool (role `preprocess`), which reports the same way on `<topic>.status` to the source records.
  */
 /** ffmpeg threads per render: RENDER_THREADS, else half the cores where HTTP is served too (its requests keep the rest), else every core (0). */
 export const renderThreads = (configured: number | undefined, role: Role, cores = os.availableParallelism()): number =>
@@ -71,13 +74,14 @@ function speechRecognition(setting: 'off' | 'pocketsphinx' | undefined) {
 
 export const videoService: ServiceModule = {
   name: 'video',
-  topics: [...renderTopics(DEFAULT_RENDER_TOPIC), ...preprocessTopics],
+  topics: [...renderTopics(DEFAULT_RENDER_TOPIC), ...preprocessTopics(DEFAULT_PREPROCESS_TOPIC)],
   migrations: [jobStoreMigration, templateStoreMigration, principalsMigration, jobUsageMigration, assetIndexMigration, documentStoreMigration, sourceStoreMigration],
   async create({ platform, keys, role }) {
     const config = platform.config;
     if (config.RENDER_TOPIC !== DEFAULT_RENDER_TOPIC) await platform.bus.ensureTopics(renderTopics(config.RENDER_TOPIC));
+    if (config.PREPROCESS_TOPIC !== DEFAULT_PREPROCESS_TOPIC) await platform.bus.ensureTopics(preprocessTopics(config.PREPROCESS_TOPIC));
     const p = videoParts(platform);
-    const recorder = servesHttp(role) ? await startStatusRecorder(platform, p.store, config.RENDER_TOPIC) : undefined;
+    const recorders = servesHttp(role) ? [await startStatusRecorder(platform, p.store, config.RENDER_TOPIC), await startPreprocessRecorder(platform, p.sources, config.PREPROCESS_TOPIC)] : [];
     return {
       router: videoRouter({ platform, keys, ...p }),
       workers: [
@@ -98,10 +102,10 @@ export const videoService: ServiceModule = {
         {
           role: 'preprocess',
           name: 'video.preprocess',
-          start: () => startPreprocessWorker({ platform, sources: p.sources, concurrency: config.PREPROCESS_CONCURRENCY, speechParts: os.availableParallelism(), ...speechRecognition(config.VIDEO_ASR) }),
+          start: () => startPreprocessWorker({ platform, topic: config.PREPROCESS_TOPIC, concurrency: config.PREPROCESS_CONCURRENCY, speechParts: os.availableParallelism(), ...speechRecognition(config.VIDEO_ASR) }),
         },
       ],
-      close: async () => recorder?.stop(),
+      close: async () => void (await Promise.all(recorders.map((r) => r.stop()))),
     };
   },
 };

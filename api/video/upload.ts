@@ -8,7 +8,7 @@ import { parseOr400 } from '../http/validate.js';
 
 /**
  * Reads the one file of a multipart/form-data body (field `file`) into memory, refusing more than
- * `maxBytes` with 413 before the rest is read.
+ * `maxBytes` with 413 before the rest is read (for small files: sources stream, source-upload.ts).
  */
 export async function readUpload(req: Request, res: Response, maxBytes: number): Promise<Express.Multer.File> {
   return (await readUploadFiles(req, res, maxBytes, [])).file;
@@ -16,12 +16,31 @@ export async function readUpload(req: Request, res: Response, maxBytes: number):
 
 /** Like readUpload, with optional further file fields `optional` (each at most one file of `maxBytes`). */
 export async function readUploadFiles<K extends string>(req: Request, res: Response, maxBytes: number, optional: K[]): Promise<{ file: Express.Multer.File } & Partial<Record<K, Express.Multer.File>>> {
+  return readMultipart(req, res, multer.memoryStorage(), maxBytes, optional);
+}
+
+/** A storage engine's own failure (the blob store, the disk): no fault of the body, so not a 4xx. */
+export class UploadStoreError extends Error {}
+
+/**
+ * Reads a multipart/form-data body with `storage` taking the file parts (field `file`, and the
+ * `optional` ones, one each, at most `maxBytes` each); errors of the body become 4xx naming why.
+ */
+export async function readMultipart<K extends string>(
+  req: Request,
+  res: Response,
+  storage: multer.StorageEngine,
+  maxBytes: number,
+  optional: K[],
+): Promise<{ file: Express.Multer.File } & Partial<Record<K, Express.Multer.File>>> {
   if (!req.is('multipart/form-data')) throw new HttpError(415, 'unsupported_media_type', 'send multipart/form-data with the file in the field `file`');
   const names = ['file', ...optional];
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: maxBytes, files: names.length, fields: 10 } }).fields(names.map((name) => ({ name, maxCount: 1 })));
+  const upload = multer({ storage, limits: { fileSize: maxBytes, files: names.length, fields: 10 } }).fields(names.map((name) => ({ name, maxCount: 1 })));
   await new Promise<void>((resolve, reject) =>
     upload(req, res, (err: unknown) => {
       if (!err) return resolve();
+      if (err instanceof HttpError) return reject(err);
+      if (err instanceof UploadStoreError) return reject(err.cause);
       if (err instanceof multer.MulterError) {
         if (err.code === 'LIMIT_FILE_SIZE') return reject(new HttpError(413, 'payload_too_large', `the file ${JSON.stringify(err.field)} is larger than the limit of ${maxBytes} bytes`));
         return reject(badRequest(err.code === 'LIMIT_UNEXPECTED_FILE' ? `unexpected file field ${JSON.stringify(err.field)}; send the file in the field \`file\`${optional.length ? ` (optional: ${optional.join(', ')})` : ''}` : `malformed upload: ${err.message}`));

@@ -55,6 +55,19 @@ export interface Loudness {
   truePeakDbfs?: number;
 }
 
+/** One stream of the media as ffprobe reads it at registration. */
+export interface MediaStream {
+  index: number;
+  type: 'video' | 'audio' | 'subtitle' | 'other';
+  codec: string;
+  width?: number;
+  height?: number;
+  fps?: number;
+  sampleRate?: number;
+  channels?: number;
+  language?: string;
+}
+
 /** What a source is stored as: the API adds its public addresses. */
 export interface SourceRecord {
   id: string;
@@ -66,6 +79,8 @@ export interface SourceRecord {
   durationSeconds: number | null;
   width: number | null;
   height: number | null;
+  /** From ffprobe at registration (absent on records made before it probed). */
+  streams?: MediaStream[];
   /** Whether a sidecar SRT/VTT came with the upload. */
   hasSubtitles: boolean;
   /** `jobId` names the latest preprocessing job: a redelivered older one does nothing. */

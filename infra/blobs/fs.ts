@@ -23,7 +23,11 @@ export function createFsBlobStore(root: string): BlobStore {
       const file = fileOf(key);
       await mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.${randomUUID()}.tmp`;
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(tmp));
+      // A body that fails half-way (a client gone, a limit passed) leaves no partial file behind.
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(tmp)).catch(async (err: unknown) => {
+        await rm(tmp, { force: true });
+        throw err;
+      });
       await writeFile(metaOf(file), JSON.stringify({ contentType }));
       await rename(tmp, file);
       return { key, sizeBytes: (await stat(file)).size };

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { sceneCuts } from '../../domain/video/scene-cuts.js';
 import type { Loudness, Silence, SourceDiagnostic, TranscriptChunk } from '../../domain/video/source.js';
 import { parseSubtitles } from '../../domain/video/subtitles.js';
+import { probeMedia } from './probe.js';
 
 const run = promisify(execFile);
 const BIG = { maxBuffer: 256 * 1024 * 1024 };
@@ -22,11 +23,6 @@ export interface Analysis {
   embeddedTranscript?: TranscriptChunk[];
   hasAudio: boolean;
   diagnostics: SourceDiagnostic[];
-}
-
-interface Probe {
-  format?: { duration?: string };
-  streams?: { codec_type?: string; width?: number; height?: number }[];
 }
 
 /** The silence and loudness lines of one ffmpeg pass's log. */
@@ -71,13 +67,10 @@ function parseScores(text: string): { time: number; score: number }[] {
  */
 export async function analyseSource(file: string, dir: string, threads = 0): Promise<Analysis> {
   const diagnostics: SourceDiagnostic[] = [];
-  const probe = JSON.parse((await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], BIG)).stdout) as Probe;
-  const streams = probe.streams ?? [];
-  const video = streams.find((s) => s.codec_type === 'video');
-  const hasAudio = streams.some((s) => s.codec_type === 'audio');
-  const hasSubtitles = streams.some((s) => s.codec_type === 'subtitle');
-  const durationNum = Number(probe.format?.duration);
-  const durationSeconds = Number.isFinite(durationNum) ? round(durationNum) : null;
+  const { durationSeconds, streams } = await probeMedia(file);
+  const video = streams.find((s) => s.type === 'video');
+  const hasAudio = streams.some((s) => s.type === 'audio');
+  const hasSubtitles = streams.some((s) => s.type === 'subtitle');
   if (durationSeconds === null) diagnostics.push({ level: 'warning', code: 'duration_unknown', message: 'ffprobe reported no duration' });
 
   const scoresFile = path.join(dir, 'scores.txt');

@@ -1,14 +1,23 @@
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Analytics, Migration } from '../../infra/analytics/types.js';
 import type { BlobStore } from '../../infra/blobs/types.js';
 import { clickhouseDateTime } from '../../domain/rules/values.js';
 import type { SourceReader, SourceRecord } from '../../domain/video/source.js';
+import { mediaGate } from './media-gate.js';
+import { UnreadableMediaError, probeMedia, type Probe } from './probe.js';
 import { pageOfRecords } from './page-cursor.js';
 
 /**
  * Long-form sources: the media under `sources/<id>/media`, a sidecar subtitle file under
- * `sources/<id>/subtitles`, thumbnails under `sources/<id>/thumbnails/<thumbId>`; the record (with
+ * `sources/<id>/subtitles`, thumbnails under `sources/<id>/thumbnails/<thumbId>`, the outcome of the
+ * latest preprocessing job under `sources/<id>/preprocess/<jobId>.json`; the record (with
  * everything preprocessing derived) in ClickHouse, one row per version, a deletion a tombstone.
  * The type is sniffed from the content; only audio and video are taken.
  */
@@ -37,10 +46,33 @@ export const sourceKeys = {
   media: (id: string) => `sources/${id}/media`,
   subtitles: (id: string) => `sources/${id}/subtitles`,
   thumbnail: (id: string, thumbId: string) => `sources/${id}/thumbnails/${thumbId}`,
+  /** What a preprocessing job found, written by the worker before it reports the job finished. */
+  outcome: (id: string, jobId: string) => `sources/${id}/preprocess/${jobId}.json`,
 };
 export const newThumbnailId = () => `th_${randomBytes(8).toString('hex')}`;
 
 export type SourceStore = ReturnType<typeof createSourceStore>;
+
+/** Media as stored: its sniffed type, its size and what ffprobe read of it. */
+export interface StoredMedia {
+  mimetype: string;
+  sizeBytes: number;
+  probe: Probe;
+}
+
+/** Bytes of a source's head that its type is sniffed from (ID3 tags with cover art can be long). */
+const SNIFF_BYTES = 1024 * 1024;
+
+const newId = () => `src_${randomBytes(16).toString('hex')}`;
+
+/** The media type of a source's first bytes; UnsupportedSourceError unless it is audio or video of a taken type. */
+async function sniffSource(head: Buffer, name: string): Promise<string> {
+  const sniffed = await fileTypeFromBuffer(head);
+  if (!sniffed || !SOURCE_TYPES.includes(sniffed.mime)) {
+    throw new UnsupportedSourceError(`the content of ${JSON.stringify(name)} is ${sniffed ? sniffed.mime : 'of no recognised media type'}; accepted: ${SOURCE_TYPES.join(', ')}`);
+  }
+  return sniffed.mime;
+}
 
 export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: () => number) {
   let version = 0;
@@ -61,45 +93,118 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
   /** Any organization's source: only for the public media addresses, which name it by its unguessable id. */
   const byId = (id: string) => (SOURCE_ID.test(id) ? read('source_id = {id:String}', { id }) : Promise.resolve(null));
 
-  return {
-    /** Stores new media; throws UnsupportedSourceError when the content is not audio or video of a taken type. */
-    async create(orgId: string, name: string, content: Buffer, subtitles?: Buffer): Promise<SourceRecord> {
-      const sniffed = await fileTypeFromBuffer(content);
-      if (!sniffed || !SOURCE_TYPES.includes(sniffed.mime)) {
-        throw new UnsupportedSourceError(`the content of ${JSON.stringify(name)} is ${sniffed ? sniffed.mime : 'of no recognised media type'}; accepted: ${SOURCE_TYPES.join(', ')}`);
-      }
-      const at = new Date(now()).toISOString();
-      const record: SourceRecord = {
-        id: `src_${randomBytes(16).toString('hex')}`,
-        orgId,
-        name,
-        status: 'registered',
-        mimetype: sniffed.mime,
-        sizeBytes: content.length,
-        durationSeconds: null,
-        width: null,
-        height: null,
-        hasSubtitles: subtitles !== undefined,
-        preprocess: { status: 'none', progress: 0 },
-        transcript: [],
-        shots: [],
-        thumbnails: [],
-        silences: [],
-        diagnostics: [],
-        createdAt: at,
-        updatedAt: at,
-      };
-      await blobs.put(sourceKeys.media(record.id), content, record.mimetype);
-      if (subtitles) await blobs.put(sourceKeys.subtitles(record.id), subtitles, 'text/plain');
+  /** The record of media already stored under the source's key (by storeMedia); on failure the media goes too. */
+  async function register(orgId: string, id: string, name: string, media: StoredMedia, subtitles?: Buffer): Promise<SourceRecord> {
+    const at = new Date(now()).toISOString();
+    const video = media.probe.streams.find((st) => st.type === 'video');
+    const record: SourceRecord = {
+      id,
+      orgId,
+      name,
+      status: 'registered',
+      mimetype: media.mimetype,
+      sizeBytes: media.sizeBytes,
+      durationSeconds: media.probe.durationSeconds,
+      width: video?.width ?? null,
+      height: video?.height ?? null,
+      streams: media.probe.streams,
+      hasSubtitles: subtitles !== undefined,
+      preprocess: { status: 'none', progress: 0 },
+      transcript: [],
+      shots: [],
+      thumbnails: [],
+      silences: [],
+      diagnostics: [],
+      createdAt: at,
+      updatedAt: at,
+    };
+    try {
+      if (subtitles) await blobs.put(sourceKeys.subtitles(id), subtitles, 'text/plain');
       // The record last: a source is there once its bytes are.
       await write(record, false);
-      return record;
-    },
+    } catch (err) {
+      // No record, so nothing may name these bytes again.
+      await Promise.all([blobs.delete(sourceKeys.media(id)), blobs.delete(sourceKeys.subtitles(id))]).catch(() => undefined);
+      throw err;
+    }
+    return record;
+  }
+
+  /**
+   * Streams media to the source's key, its type sniffed from the first bytes before any is
+   * stored, then reads it with ffprobe: UnsupportedSourceError for content that is not audio or
+   * video of a taken type, MediaTooLargeError past `maxBytes`, UnreadableMediaError when ffprobe
+   * cannot read it or finds no audio or video stream; whatever the error, nothing is left stored.
+   */
+  async function storeMedia(id: string, name: string, body: Readable, maxBytes: number): Promise<StoredMedia> {
+    const gate = mediaGate({ headBytes: SNIFF_BYTES, maxBytes, check: (head) => sniffSource(head, name) });
+    // A short body can fail the gate before the blob store reads it: the error is kept for put, not thrown unheard.
+    gate.stream.on('error', () => undefined);
+    // pipe() passes no errors on: a body that breaks off (a cut upload, a dropped answer) fails the gate, and so put.
+    body.once('error', (err) => gate.stream.destroy(err));
+    // The type is known only once the head has passed, so the blob carries none: the record does.
+    const stored = await blobs.put(sourceKeys.media(id), body.pipe(gate.stream)).catch((err: unknown) => {
+      // The gate failed: what is left of the body is read and dropped, so its sender can finish.
+      body.unpipe(gate.stream);
+      body.resume();
+      throw err;
+    });
+    try {
+      const probe = await probeStored(id);
+      if (!probe.streams.some((st) => st.type === 'video' || st.type === 'audio')) throw new UnreadableMediaError('the media has no audio or video stream');
+      return { mimetype: gate.verdict()!, sizeBytes: stored.sizeBytes, probe };
+    } catch (err) {
+      await blobs.delete(sourceKeys.media(id));
+      throw err;
+    }
+  }
+
+  /** ffprobe of stored media, on a scratch copy: ffprobe seeks (an MP4's index may come last). */
+  async function probeStored(id: string): Promise<Probe> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-source-probe-'));
+    try {
+      const file = path.join(dir, 'media');
+      const found = await blobs.get(sourceKeys.media(id));
+      if (!found) throw new Error(`the media of ${id} is gone from the blob store`);
+      await pipeline(found.body, createWriteStream(file));
+      return await probeMedia(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    newId,
+    storeMedia,
+    register,
+    /** Forgets media stored by storeMedia that never became a source (a later check refused the upload). */
+    discardMedia: (id: string) => blobs.delete(sourceKeys.media(id)),
     get,
     byId,
     /** Writes a new version of the record (preprocessing's progress and results). */
     async update(record: SourceRecord): Promise<void> {
       await write({ ...record, updatedAt: new Date(now()).toISOString() }, false);
+    },
+    /**
+     * Names `jobId` as the source's preprocessing job, queued; the results of the previous job stay
+     * readable until the new one finishes, its stored outcome goes (only the latest job's is kept).
+     */
+    async queuePreprocess(record: SourceRecord, jobId: string): Promise<SourceRecord> {
+      const next: SourceRecord = { ...record, status: 'preprocessing', preprocess: { status: 'queued', progress: 0, jobId }, diagnostics: [], updatedAt: new Date(now()).toISOString() };
+      await write(next, false);
+      if (record.preprocess.jobId) await blobs.delete(sourceKeys.outcome(record.id, record.preprocess.jobId));
+      return next;
+    },
+    /** How many of the organization's sources have a preprocessing job queued or running. */
+    async preprocessing(orgId: string): Promise<number> {
+      const [row] = await (
+        await analytics.query({
+          query: "SELECT count() AS n FROM video_sources FINAL WHERE org_id = {org:String} AND deleted = 0 AND JSONExtractString(record, 'preprocess', 'status') IN ('queued', 'running')",
+          query_params: { org: orgId },
+          format: 'JSONEachRow',
+        })
+      ).json<{ n: string | number }>();
+      return Number(row?.n ?? 0);
     },
     async list(orgId: string, limit: number, cursor?: string): Promise<{ items: SourceRecord[]; nextCursor: string | null } | undefined> {
       return pageOfRecords<SourceRecord>(analytics, 'video_sources', 'source_id', orgId, limit, cursor, (s) => [s.createdAt, s.id]);
@@ -113,6 +218,7 @@ export function createSourceStore(blobs: BlobStore, analytics: Analytics, now: (
       await Promise.all([
         blobs.delete(sourceKeys.media(id)),
         blobs.delete(sourceKeys.subtitles(id)),
+        ...(record.preprocess.jobId ? [blobs.delete(sourceKeys.outcome(id, record.preprocess.jobId))] : []),
         ...record.thumbnails.map((t) => blobs.delete(sourceKeys.thumbnail(id, t.id))),
       ]);
       return true;

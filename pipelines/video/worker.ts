@@ -57,7 +57,8 @@ export function semaphore(limit: number) {
   };
 }
 
-async function readJson<T>(platform: Platform, key: string): Promise<T | null> {
+/** A JSON blob; null when there is none. */
+export async function readJson<T>(platform: Platform, key: string): Promise<T | null> {
   const found = await platform.blobs.get(key);
   if (!found) return null;
   const chunks: Buffer[] = [];

@@ -333,6 +333,10 @@ const sourceExample = {
   durationSeconds: 612.4,
   width: 1280,
   height: 720,
+  streams: [
+    { index: 0, type: 'video', codec: 'h264', width: 1280, height: 720, fps: 25 },
+    { index: 1, type: 'audio', codec: 'aac', sampleRate: 48000, channels: 2, language: 'eng' },
+  ],
   mediaUrl: `https://video.example/sources/${sourceId}/media`,
   hasSubtitles: false,
   preprocess: { status: 'complete', progress: 1 },
@@ -353,9 +357,24 @@ export const sourceSchema = z
     status: z.enum(['registered', 'preprocessing', 'ready', 'failed']),
     mimetype: z.string().meta({ description: 'Sniffed from the content' }),
     sizeBytes: z.number().int(),
-    durationSeconds: z.number().nullable().meta({ description: 'null until preprocessed' }),
-    width: z.number().int().nullable(),
+    durationSeconds: z.number().nullable().meta({ description: 'From ffprobe at registration; null when the media states none' }),
+    width: z.number().int().nullable().meta({ description: 'Of the first video stream; null without one' }),
     height: z.number().int().nullable(),
+    streams: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          type: z.enum(['video', 'audio', 'subtitle', 'other']),
+          codec: z.string(),
+          width: z.number().int().optional(),
+          height: z.number().int().optional(),
+          fps: z.number().optional(),
+          sampleRate: z.number().int().optional(),
+          channels: z.number().int().optional(),
+          language: z.string().optional(),
+        }),
+      )
+      .meta({ description: 'The media streams as ffprobe read them at registration' }),
     mediaUrl: z.string().meta({ description: 'Public address with HTTP ranges: GET /sources/{id}/media' }),
     hasSubtitles: z.boolean().meta({ description: 'A sidecar SRT/VTT came with the upload' }),
     preprocess: z.object({ status: z.enum(['none', 'queued', 'running', 'complete', 'failed']), progress: z.number().min(0).max(1), jobId: z.string().optional() }),

@@ -22,6 +22,22 @@ export function blobStoreContract(name: string, make: () => Promise<BlobStore>):
       expect(await text((await store.get('v/out.mp4'))!.body)).toBe('abcd');
     });
 
+    it('stores nothing of a stream that fails half-way, and keeps what the key held', async () => {
+      const store = await make();
+      await store.put('k/held', Buffer.from('before'));
+      const failing = () =>
+        Readable.from(
+          (async function* () {
+            yield Buffer.from('partial');
+            throw new Error('the client went away');
+          })(),
+        );
+      await expect(store.put('k/held', failing())).rejects.toThrow('the client went away');
+      await expect(store.put('k/new', failing())).rejects.toThrow('the client went away');
+      expect(await text((await store.get('k/held'))!.body)).toBe('before');
+      expect(await store.exists('k/new')).toBe(false);
+    });
+
     it('overwrites, reports existence and deletes', async () => {
       const store = await make();
       await store.put('k', Buffer.from('one'));
