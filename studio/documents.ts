@@ -203,5 +203,5 @@ export function mountDocuments(editor: Editor) {
     if (open && holding) void fetch(`/api/documents/${open.id}/lock`, { method: 'DELETE', keepalive: true, headers: authHeaders() });
   });
   showOpen();
-  return { load: loadList };
+  return { load: loadList, open: async (id: string) => (await loadList(), openDocument(id)) };
 }

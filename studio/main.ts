@@ -20,7 +20,11 @@ mountTimeline(editor);
 const render = mountRender(editor);
 const library = mountLibrary(editor, render);
 const documents = mountDocuments(editor);
-const sources = mountSources();
+const sources = mountSources(async (id) => {
+  // A clip document opens in the editor, its panel shown.
+  byId('tab-documents').click();
+  await documents.open(id);
+});
 
 /** Each panel loads when first shown after sign-in, and again when shown later. */
 const loaders: Record<string, () => unknown> = {

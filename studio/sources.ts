@@ -4,8 +4,18 @@ import { byId, clock, fill, h } from './dom.js';
 /**
  * Sources: upload a long recording (optionally with SRT/VTT subtitles), preprocess it while its
  * progress shows, then play it (its public media address, with ranges) beside its transcript (click
- * a sentence to seek) and its shots as thumbnails (click one to seek).
+ * a sentence to seek) and its shots as thumbnails (click one to seek). Clips: candidate windows for
+ * a typed goal (POST /api/clips/candidates), each playable, and "Make clip document", which snaps
+ * the window to clean edges (…/refine), makes the clip document and opens it in the editor.
  */
+
+interface Candidate {
+  start: number;
+  end: number;
+  score: number;
+  text: string;
+  matched_terms: string[];
+}
 
 interface Source {
   id: string;
@@ -22,7 +32,7 @@ interface Source {
 
 const POLL_MS = 500;
 
-export function mountSources() {
+export function mountSources(openDocument: (id: string) => Promise<void>) {
   const list = byId('sources');
   const form = byId<HTMLFormElement>('source-form');
   const status = byId('source-status');
@@ -31,6 +41,10 @@ export function mountSources() {
   const transcript = byId('transcript');
   const shots = byId('shots');
   const title = byId('source-title');
+  const clipForm = byId<HTMLFormElement>('clip-form');
+  const clipStatus = byId('clip-status');
+  const candidatesList = byId('candidates');
+  let current: Source | null = null;
 
   const seek = (t: number) => {
     player.currentTime = t;
@@ -38,6 +52,10 @@ export function mountSources() {
   };
 
   function show(s: Source): void {
+    current = s;
+    clipForm.hidden = s.status !== 'ready';
+    fill(candidatesList);
+    clipStatus.textContent = '';
     title.textContent = `${s.name}${s.durationSeconds ? ` (${clock(s.durationSeconds)})` : ''}`;
     // Same origin: the address path works wherever the page is served from.
     player.src = new URL(s.mediaUrl).pathname;
@@ -82,6 +100,45 @@ export function mountSources() {
     await load();
   }
 
+  async function makeClip(c: Candidate, goal: string): Promise<void> {
+    if (!current) return;
+    const source = current;
+    clipStatus.textContent = 'Making the clip document…';
+    try {
+      const { body: edges } = await api<{ start: number; end: number }>('POST', '/api/clips/candidates/refine', { json: { sourceId: source.id, start: c.start, end: c.end } });
+      const { body: doc } = await api<{ id: string; name: string }>('POST', '/api/clips/documents', { json: { sourceId: source.id, start: edges.start, end: edges.end, name: `${source.name}: ${goal}`.slice(0, 200) } });
+      clipStatus.textContent = `Clip document ${doc.name} made (${clock(edges.start)} to ${clock(edges.end)})`;
+      clipStatus.dataset.document = doc.id;
+      await openDocument(doc.id);
+    } catch (err) {
+      clipStatus.textContent = `No clip document: ${describe(err)}`;
+    }
+  }
+
+  async function findClips(goal: string): Promise<void> {
+    if (!current) return;
+    clipStatus.textContent = `Looking for "${goal}"…`;
+    try {
+      const { body } = await api<{ candidates: Candidate[]; terms: string[]; reason?: string }>('POST', '/api/clips/candidates', { json: { sourceId: current.id, goal } });
+      clipStatus.textContent = body.candidates.length ? `${body.candidates.length} candidate${body.candidates.length === 1 ? '' : 's'} for ${body.terms.join(', ')}` : `No candidates: ${body.reason ?? 'none found'}`;
+      fill(
+        candidatesList,
+        ...body.candidates.map((c, i) =>
+          h(
+            'li',
+            { class: 'candidate' },
+            h('button', { type: 'button', onclick: () => seek(c.start), 'aria-label': `Play candidate ${i + 1} from ${clock(c.start)}` }, `${clock(c.start)}–${clock(c.end)}`),
+            h('span', { class: 'score' }, ` score ${c.score.toFixed(2)} `),
+            h('p', {}, c.text),
+            h('button', { type: 'button', onclick: () => void makeClip(c, goal), 'aria-label': `Make clip document from candidate ${i + 1}` }, 'Make clip document'),
+          ),
+        ),
+      );
+    } catch (err) {
+      clipStatus.textContent = `No candidates: ${describe(err)}`;
+    }
+  }
+
   async function load(): Promise<void> {
     const missing = missingScope('sources:read');
     if (missing) return fill(list, h('li', { class: 'hint' }, `Sources unavailable: ${missing}`));
@@ -104,6 +161,11 @@ export function mountSources() {
     }
   }
 
+  clipForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const goal = (clipForm.elements.namedItem('clip-goal') as HTMLInputElement).value.trim();
+    if (goal) void findClips(goal);
+  });
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const file = (form.elements.namedItem('source-file') as HTMLInputElement).files?.[0];

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -34,6 +35,9 @@ let p: Awaited<ReturnType<typeof startTestProcess>>;
 let browser: Browser;
 let shots: string;
 let media: string;
+/** A 20-second recording with subtitles that talk about a volcano: long enough for clip windows (15-60 s). */
+let talk: { media: string; subtitles: string };
+const TALK_CUES = ['Welcome to the volcano tour.', 'The volcano erupted last spring.', 'Lava reached the sea in days.', 'Thanks for watching.'];
 const problems: string[] = [];
 
 /** A page whose console errors and page errors are collected into `problems`. */
@@ -130,6 +134,10 @@ describe.skipIf(skip)('the studio in Chromium', { timeout: 120_000 }, () => {
     media = path.join(dir, 'interview.mp4');
     await writeFile(media, makeSourceMedia({ subtitleTrack: true }));
     await writeFile(path.join(dir, 'interview.srt'), subtitlesSrt());
+    talk = { media: path.join(dir, 'volcano-talk.mp4'), subtitles: path.join(dir, 'volcano-talk.srt') };
+    const at = (s: number) => `00:00:${String(Math.floor(s)).padStart(2, '0')},${String(Math.round((s % 1) * 1000)).padStart(3, '0')}`;
+    await writeFile(talk.subtitles, TALK_CUES.map((text, i) => `${i + 1}\n${at(1 + i * 5)} --> ${at(4.5 + i * 5)}\n${text}\n`).join('\n'));
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=25:d=20', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=20', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', talk.media]);
     const port = await freePort();
     [p, browser] = await Promise.all([
       startTestProcess({
@@ -340,6 +348,36 @@ describe.skipIf(skip)('the studio in Chromium', { timeout: 120_000 }, () => {
     await shot(page, 'source-transcript');
   });
 
+  it('finds clip candidates for a goal word and makes a clip document that opens in the editor', async () => {
+    await page.locator('#source-file').setInputFiles(talk.media);
+    await page.locator('#source-subtitles').setInputFiles(talk.subtitles);
+    await page.locator('#source-upload').click();
+    await page.locator('#source-title', { hasText: 'volcano-talk.mp4' }).waitFor({ timeout: 90_000 });
+    await page.locator('#transcript .cue', { hasText: 'The volcano erupted last spring.' }).waitFor();
+    await page.locator('#clip-goal').fill('volcano');
+    await page.locator('#clip-find').click();
+    const candidates = page.locator('#candidates .candidate');
+    await candidates.first().waitFor();
+    expect(await candidates.first().textContent()).toContain('volcano');
+    await shot(page, 'clip-candidates');
+    await page.getByRole('button', { name: 'Make clip document from candidate 1' }).click();
+    await page.locator('#document-status', { hasText: 'Open: volcano-talk.mp4: volcano (version 1)' }).waitFor();
+    await page.locator('#lock-status[data-state="mine"]').waitFor();
+    expect(await page.locator('#tab-documents').getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => page.locator('.cm-content').textContent()).toMatch(/video source:src_\w+ from [\d.]+s to [\d.]+s/);
+    expect(await page.locator('.cm-content').textContent()).toContain('caption "The volcano erupted last spring."');
+    // The clip's script compiles, and its still is a frame of the source.
+    await page.locator('#tab-preview').click();
+    const scene = page.locator('#timeline .scene', { hasText: 'Clip' });
+    await scene.waitFor();
+    expect(await page.locator('#diagnostics-summary').textContent()).toBe('No problems');
+    await scene.click();
+    // The clip's one scene lasts 19 s: its middle is 9.5 s.
+    await page.locator('#still[data-at="9.5"]').waitFor();
+    await shot(page, 'clip-document');
+    await page.locator('#tab-sources').click();
+  });
+
   it('completes transitions and explains a directive on hover', async () => {
     await page.locator('.cm-line').last().click();
     await page.keyboard.press('End');
@@ -353,9 +391,9 @@ describe.skipIf(skip)('the studio in Chromium', { timeout: 120_000 }, () => {
     // The pointer goes to the word itself (CodeMirror's hover help follows mouse moves), once no other tooltip covers it.
     await page.mouse.move(1, 1);
     await expect.poll(() => page.locator('.cm-tooltip-hover').count()).toBe(0);
-    const box = (await page.locator('.cm-line span', { hasText: /^title$/ }).first().boundingBox())!;
+    const box = (await page.locator('.cm-line span', { hasText: /^film$/ }).first().boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.locator('.cm-tooltip-hover', { hasText: 'title "<text>"' }).waitFor();
+    await page.locator('.cm-tooltip-hover', { hasText: 'film "<title>"' }).waitFor();
     await shot(page, 'hover-help');
     await page.mouse.move(1, 1);
   });
