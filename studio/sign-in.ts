@@ -14,20 +14,27 @@ export function mountSignIn(onSignedIn: (orgId: string) => void, onSignedOut: ()
   const value = byId<HTMLInputElement>('credential-value');
   const error = byId('sign-in-error');
   const who = byId('who');
+  const page = document.querySelector('main')!;
+
+  /** The dialog is modal: while it shows, the page behind it takes no focus or clicks. */
+  function showDialog(on: boolean): void {
+    dialog.hidden = !on;
+    page.inert = on;
+    if (on) value.focus();
+  }
 
   async function tryCredential(c: Credential): Promise<void> {
     setCredential(c);
     try {
       const { body } = await api<{ orgId: string }>('GET', '/api/health');
-      dialog.hidden = true;
+      showDialog(false);
       who.textContent = `Organization ${body.orgId} (${c.kind === 'key' ? 'API key' : c.kind === 'bearer' ? 'bearer token' : 'demo'})`;
       document.body.classList.add('signed-in');
       onSignedIn(body.orgId);
     } catch (err) {
       setCredential(null);
       error.textContent = `Sign-in refused: ${describe(err)}`;
-      dialog.hidden = false;
-      value.focus();
+      showDialog(true);
     }
   }
 
@@ -50,15 +57,11 @@ export function mountSignIn(onSignedIn: (orgId: string) => void, onSignedOut: ()
     document.body.classList.remove('signed-in');
     who.textContent = '';
     value.value = '';
-    dialog.hidden = false;
+    showDialog(true);
     onSignedOut();
-    value.focus();
   });
 
   const saved = currentCredential();
   if (saved) void tryCredential(saved);
-  else {
-    dialog.hidden = false;
-    value.focus();
-  }
+  else showDialog(true);
 }

@@ -167,8 +167,12 @@ describe.skipIf(skip)('the studio in Chromium', { timeout: 120_000 }, () => {
     await page.goto(`${p.url}/studio`);
     expect(new URL(page.url()).pathname).toBe('/studio/');
     await expect(page.locator('#sign-in').isVisible()).resolves.toBe(true);
+    // The dialog is modal: the page behind it is inert, and the key field has the focus.
+    expect(await page.locator('main').getAttribute('inert')).not.toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('credential-value');
     await shot(page, 'sign-in');
     await signIn(page, 'key_a');
+    expect(await page.locator('main').getAttribute('inert')).toBeNull();
     expect(await page.evaluate(() => sessionStorage.getItem('weir.studio.credential'))).toContain('key_a');
     await expect(page.locator('#sign-in').isVisible()).resolves.toBe(false);
   });
