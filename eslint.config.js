@@ -8,13 +8,15 @@ const FLOORS = {
   pipelines: ['api', 'services', 'app'],
   api: ['services', 'app'],
   services: ['app'],
+  // The studio's browser code: the language's tables from domain/ and nothing that runs on the server.
+  studio: ['infra', 'pipelines', 'api', 'services', 'app'],
 };
 
 function floors() {
   return Object.entries(FLOORS).map(([floor, above]) => {
     // The domain's input types are inferred from the wire schemas (the single source of every body):
     // the domain may name them as types, which leave no import behind at run time.
-    const typesOnly = floor === 'domain' ? ['schemas'] : [];
+    const typesOnly = floor === 'domain' || floor === 'studio' ? ['schemas'] : [];
     const pattern = (names, allowTypeImports) => ({
       regex: `(^|/)(${names.join('|')})/`,
       allowTypeImports,

@@ -6,6 +6,7 @@ import { analyticsService } from './analytics.js';
 import { riskService } from './risk.js';
 import { syncRiskWebhooks, webhooksService } from './webhooks.js';
 import { videoService } from './video.js';
+import { studioService } from './studio.js';
 
 /** Every service of the process, in mount order. A new service is a new module added here. */
 export const services: ServiceModule[] = [
@@ -16,4 +17,5 @@ export const services: ServiceModule[] = [
   riskService({ onWebhookConfig: syncRiskWebhooks }),
   webhooksService,
   videoService,
+  studioService,
 ];

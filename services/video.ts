@@ -18,6 +18,7 @@ import { startRenderWorker } from '../pipelines/video/worker.js';
 import { startPreprocessWorker } from '../pipelines/video/preprocess-worker.js';
 import { DEFAULT_PREPROCESS_TOPIC, preprocessTopics } from '../pipelines/video/preprocess-topics.js';
 import { startPreprocessRecorder } from '../pipelines/video/preprocess-recorder.js';
+import { createPreviews, type Previews } from '../pipelines/video/previews.js';
 import { pocketsphinxInstalled, pocketsphinxRecogniser } from '../pipelines/video/pocketsphinx.js';
 
 export interface VideoParts {
@@ -28,6 +29,7 @@ export interface VideoParts {
   documents: Documents;
   sources: SourceStore;
   clips: Clips;
+  previews: Previews;
 }
 
 /** One set of stores per platform, shared by the HTTP routes and any other caller (the MCP tools). */
@@ -42,7 +44,9 @@ export function videoParts(platform: Platform): VideoParts {
     const jobs = createRenderJobs({ platform, store, templates, assets, sources, topic: platform.config.RENDER_TOPIC });
     const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
     const clips = createClips({ sources, documents });
-    p = { jobs, templates, assets, store, documents, sources, clips };
+    // One ffmpeg at a time for stills: a preview is a frame or a few hundred, never a film.
+    const previews = createPreviews({ blobs: platform.blobs, assets, sources, concurrency: 1, cacheSize: 256, timeoutMs: 20_000 });
+    p = { jobs, templates, assets, store, documents, sources, clips, previews };
     parts.set(platform, p);
   }
   return p;

@@ -17,7 +17,7 @@ const markdownUnder = (dir: string): string[] =>
 const pages = ['README.md', ...markdownUnder('docs')];
 
 /** Top-level folders of the repository: a backticked path starting with one of these names a file. */
-const repoFolders = ['api', 'app', 'bench', 'docs', 'domain', 'infra', 'pipelines', 'schemas', 'services', 'test', '.ci'];
+const repoFolders = ['api', 'app', 'bench', 'docs', 'domain', 'infra', 'pipelines', 'schemas', 'services', 'studio', 'test', '.ci'];
 
 /** Markdown without its fenced code blocks, whose contents are commands and output, not references. */
 const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '');

@@ -142,7 +142,7 @@ describe('OpenAPI document', () => {
       '/api/documents', '/api/documents/{id}', '/api/documents/{id}/annotations', '/api/documents/{id}/annotations/{annotationId}', '/api/documents/{id}/edit',
       '/api/documents/{id}/lock', '/api/documents/{id}/render', '/api/documents/{id}/versions', '/api/documents/{id}/versions/{version}', '/api/documents/{id}/versions/{version}/restore',
       '/api/health', '/api/mcp', '/api/mcp/tools', '/api/moods', '/api/moods/{name}', '/api/openapi.json',
-      '/api/principals', '/api/principals/{id}', '/api/queue', '/api/render', '/api/render/file', '/api/render/template', '/api/render/{id}',
+      '/api/preview', '/api/principals', '/api/principals/{id}', '/api/queue', '/api/render', '/api/render/file', '/api/render/template', '/api/render/{id}',
       '/api/session-token', '/api/sources', '/api/sources/upload', '/api/sources/{id}', '/api/sources/{id}/preprocess',
       '/api/templates', '/api/templates/{name}', '/api/video/{id}', '/assets/{id}', '/demo', '/demo/session',
       '/oauth/authorize', '/oauth/token', '/sources/{id}/media', '/sources/{id}/thumbnails/{thumbId}',

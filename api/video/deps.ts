@@ -5,6 +5,7 @@ import type { JobStore } from '../../pipelines/video/job-store.js';
 import type { RenderJobs, Templates } from '../../pipelines/video/ports.js';
 import type { Documents } from '../../pipelines/video/documents.js';
 import type { SourceStore } from '../../pipelines/video/sources.js';
+import type { Previews } from '../../pipelines/video/previews.js';
 import type { Clips } from '../../pipelines/video/clips.js';
 
 /** What the video routes need; services/video.ts builds it. */
@@ -18,5 +19,6 @@ export interface VideoApiDeps {
   store: JobStore;
   documents: Documents;
   sources: SourceStore;
+  previews: Previews;
   clips: Clips;
 }

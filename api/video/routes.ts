@@ -10,6 +10,7 @@ import type { VideoRoute } from './route.js';
 import { templateRoutes } from './templates.js';
 import { documentRoutes } from './documents.js';
 import { sourceRoutes } from './sources.js';
+import { previewRoutes } from './preview.js';
 import { clipRoutes } from './clips.js';
 import { videoAuth, type VideoAuth } from './auth/index.js';
 import { principalRoutes } from './auth/principal-routes.js';
@@ -26,6 +27,7 @@ export const VIDEO_OPENAPI_PATH = '/api/openapi.json';
 const areas: ((deps: VideoApiDeps, auth: VideoAuth) => VideoRoute[])[] = [
   compileRoutes,
   renderRoutes,
+  (deps) => previewRoutes(deps.previews),
   templateRoutes,
   documentRoutes,
   assetRoutes,

@@ -147,7 +147,8 @@ function drawCaption(layer: Extract<LayerNode, { kind: 'caption' }>): string[] {
   );
 }
 
-function sceneVideo(scene: SceneNode, graph: RenderGraph, inputs: Inputs, chains: string[], audio: string[]): string {
+/** Draws one scene; a clip's own sound goes to `audio`, or nowhere when there is none (a still). */
+function sceneVideo(scene: SceneNode, graph: RenderGraph, inputs: Inputs, chains: string[], audio: string[] | undefined): string {
   const { width: W, height: H, fps } = graph.film;
   const D = scene.duration;
   const label = (s: string) => `[s${scene.index}${s}]`;
@@ -183,7 +184,7 @@ function sceneVideo(scene: SceneNode, graph: RenderGraph, inputs: Inputs, chains
     const y = hasText && mode === 'contain' ? `(${Math.round(H * 0.62)}-h)/2` : '(H-h)/2';
     chains.push(`${current}${label(`p${j}`)}${filter('overlay', { x: '(W-w)/2', y, eof_action: 'repeat' })}${label(`o${j}`)}`);
     current = label(`o${j}`);
-    if (layer.kind === 'video' && !layer.muted && file.kind === 'video') audio.push(audioChain(`${index}:a`, { assetId: layer.assetId, start: scene.start, duration: D, volume: 1, fadeIn: 0, fadeOut: 0 }, `v${scene.index}_${j}`, chains));
+    if (audio && layer.kind === 'video' && !layer.muted && file.kind === 'video') audio.push(audioChain(`${index}:a`, { assetId: layer.assetId, start: scene.start, duration: D, volume: 1, fadeIn: 0, fadeOut: 0 }, `v${scene.index}_${j}`, chains));
   });
   chains.push(`${current}${[...texts, filter('trim', { duration: D })].join(',')}${label('v')}`);
   return label('v');
@@ -200,11 +201,11 @@ function sourceWindow(
   scene: SceneNode,
   graph: RenderGraph,
   inputs: Inputs,
-  at: { chains: string[]; audio: string[]; current: string; label: string; out: string; name: string },
+  at: { chains: string[]; audio: string[] | undefined; current: string; label: string; out: string; name: string },
 ): string {
   const { width: W, height: H, fps } = graph.film;
   const { index, file } = inputs.addSource(layer.sourceId, layer.from, layer.duration);
-  if (!layer.muted && file.audio) at.audio.push(audioChain(`${index}:a`, { assetId: layer.sourceId, start: scene.start, duration: layer.duration, volume: 1, fadeIn: 0, fadeOut: 0 }, at.name, at.chains));
+  if (at.audio && !layer.muted && file.audio) at.audio.push(audioChain(`${index}:a`, { assetId: layer.sourceId, start: scene.start, duration: layer.duration, volume: 1, fadeIn: 0, fadeOut: 0 }, at.name, at.chains));
   if (!file.video) return at.current;
   at.chains.push(`[${index}:v]${fit('contain', W, H)},${filter('fps', { fps })},setsar=1,setpts=PTS-STARTPTS${at.label}`);
   at.chains.push(`${at.current}${at.label}${filter('overlay', { x: '(W-w)/2', y: '(H-h)/2', eof_action: 'repeat' })}${at.out}`);
@@ -279,4 +280,38 @@ export function ffmpegArgs(
     output: opts.output,
     args: ['-hide_banner', '-nostdin', ...inputs.list.flatMap((i) => [...i.options, '-i', i.path]), '-filter_complex', filterGraph, ...outputOptions, '-y', opts.output],
   };
+}
+
+/** The scene on screen at `at` seconds: during a transition, the one coming in. */
+export function sceneUnder(graph: RenderGraph, at: number): SceneNode {
+  let found = graph.scenes[0]!;
+  for (const s of graph.scenes) if (s.start <= at) found = s;
+  return found;
+}
+
+export const STILL_FORMATS = ['png', 'jpeg'] as const;
+export type StillFormat = (typeof STILL_FORMATS)[number];
+
+/**
+ * One frame of the film at `at` seconds, as a PNG or JPEG on stdout: the scene under that time drawn
+ * alone (its background, pictures and text at its own time), without the transition's blend and
+ * without sound, so a preview costs one scene's frames up to that point and no encode.
+ */
+export function stillArgs(
+  graph: RenderGraph,
+  opts: { assets: Readonly<Record<string, AssetFile>>; sources?: Readonly<Record<string, SourceFile>>; at: number; format: StillFormat },
+): string[] {
+  const scene = sceneUnder(graph, opts.at);
+  const inputs = new Inputs(opts.assets, opts.sources ?? {});
+  const chains: string[] = [];
+  const video = sceneVideo({ ...scene, index: 0, start: 0, transition: null, audio: [] }, graph, inputs, chains, undefined);
+  const offset = Math.min(Math.max(0, opts.at - scene.start), Math.max(0, scene.duration - 1 / graph.film.fps));
+  return [
+    '-hide_banner', '-nostdin', '-loglevel', 'error',
+    ...inputs.list.flatMap((i) => [...i.options, '-i', i.path]),
+    '-filter_complex', chains.join(';'),
+    '-map', video, '-ss', fmt(offset), '-frames:v', '1',
+    ...(opts.format === 'png' ? ['-c:v', 'png'] : ['-c:v', 'mjpeg', '-q:v', '3', '-pix_fmt', 'yuvj420p']),
+    '-f', 'image2pipe', 'pipe:1',
+  ];
 }

@@ -1,16 +1,15 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
 import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../infra/lifecycle.js';
-import { MissingAssetError, type AssetFile, type EncodeOptions, type SourceFile } from '../../domain/video/ffmpeg-args.js';
+import { MissingAssetError, type EncodeOptions } from '../../domain/video/ffmpeg-args.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
-import type { SourceRecord } from '../../domain/video/source.js';
 import type { AssetStore } from './assets.js';
-import { sourceKeys, type SourceStore } from './sources.js';
+import type { SourceStore } from './sources.js';
+import { copyAssets, copySources } from './asset-files.js';
 import { WORKER_BEAT_MS } from './job-store.js';
 import type { RenderError, RenderOutput } from './ports.js';
 import { RenderFailedError, renderFilm } from './render-film.js';
@@ -41,8 +40,6 @@ export const outputKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${
 const outputMetaKeyOf = (orgId: string, jobId: string) => `videos/${orgId}/${jobId}.json`;
 export const videoUrlOf = (jobId: string) => `/api/video/${jobId}`;
 
-/** Whether preprocessing found the source lacking something (no_audio, no_video). */
-const has = (record: SourceRecord, code: string) => record.diagnostics.some((d) => d.code === code);
 
 /** At most `limit` tasks at once; the rest wait their turn. */
 export function semaphore(limit: number) {
@@ -83,37 +80,6 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
   const beat = (stopping = false) =>
     send({ kind: 'worker', workerId, concurrency: opts.concurrency, busy: active.size, jobs: [...active], at: platform.clock.now(), ...(stopping ? { stopping } : {}) }, workerId);
 
-  /** Copies the film's assets out of the blob store; ffmpeg reads files. */
-  async function fetchAssets(m: JobMessage, dir: string): Promise<Record<string, AssetFile>> {
-    const files: Record<string, AssetFile> = {};
-    for (const id of m.graph.assets) {
-      const meta = await opts.assets.meta(id);
-      // Another organization's asset is no asset of this film (checked at submission too).
-      if (!meta || meta.orgId !== m.orgId || meta.kind === 'font') continue;
-      const body = await opts.assets.open(id);
-      if (!body) continue;
-      const file = path.join(dir, id);
-      await pipeline(body.body, createWriteStream(file));
-      files[id] = { path: file, kind: meta.kind };
-    }
-    return files;
-  }
-
-  /** Copies the media of the long-form sources the film cuts; a source's record says which streams it has. */
-  async function fetchSources(m: JobMessage, dir: string): Promise<Record<string, SourceFile>> {
-    const files: Record<string, SourceFile> = {};
-    for (const id of m.graph.sources ?? []) {
-      // Only the organization's own (checked at submission too); a deleted source is missing.
-      const record = await opts.sources.get(m.orgId, id);
-      const body = record ? await platform.blobs.get(sourceKeys.media(id)) : null;
-      if (!record || !body) continue;
-      const file = path.join(dir, `source-${id}`);
-      await pipeline(body.body, createWriteStream(file));
-      files[id] = { path: file, video: !has(record, 'no_video') && (record.width !== null || record.mimetype.startsWith('video/')), audio: !has(record, 'no_audio') };
-    }
-    return files;
-  }
-
   async function render(m: JobMessage): Promise<void> {
     const done = await readJson<RenderOutput>(platform, outputMetaKeyOf(m.orgId, m.jobId));
     if (done) {
@@ -130,8 +96,8 @@ export async function startRenderWorker(opts: RenderWorkerOptions): Promise<Stop
       let sending: Promise<void> = Promise.resolve();
       const rendered = await renderFilm({
         graph,
-        assets: await fetchAssets(m, dir),
-        sources: await fetchSources(m, dir),
+        assets: await copyAssets(opts.assets, m.orgId, m.graph.assets, dir),
+        sources: await copySources(platform.blobs, opts.sources, m.orgId, m.graph.sources ?? [], dir),
         output: file,
         encode: opts.encode,
         scrub: `${dir}/`,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ASPECTS } from '../../domain/video/ast.js';
 import { BUILT_IN_MOODS, FONT_FAMILIES, TEXT_ENTRANCES, TRANSITION_KINDS } from '../../domain/video/moods.js';
 import { THEME_NAMES } from '../../domain/video/themes.js';
+import { STILL_FORMATS } from '../../domain/video/ffmpeg-args.js';
 import { VARIABLE_TYPES, type Template } from '../../domain/video/template.js';
 
 /**
@@ -124,6 +125,19 @@ export const renderGraphSchema = z
 export const compileResponseSchema = z
   .object({ renderGraph: renderGraphSchema, diagnostics: z.array(diagnosticSchema).meta({ description: 'Warnings: the film renders, but something may look wrong' }) })
   .meta({ id: 'CompileResponse' });
+
+/** Latest time a preview still may ask for: the longest film a job may render by default. */
+export const MAX_PREVIEW_SECONDS = 3600;
+
+export const previewRequestSchema = z
+  .strictObject({
+    source: compileRequestSchema.shape.source,
+    theme: compileRequestSchema.shape.theme,
+    variables: compileRequestSchema.shape.variables,
+    at: z.number().min(0).max(MAX_PREVIEW_SECONDS).meta({ description: 'Seconds from the start of the film; at most the film\'s duration' }),
+    format: z.enum(STILL_FORMATS).default('jpeg').meta({ description: 'Image format of the answer' }),
+  })
+  .meta({ id: 'PreviewRequest' });
 
 export const videoErrorSchema = z
   .object({
