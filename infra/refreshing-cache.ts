@@ -1,3 +1,4 @@
+import { lru, type LRU } from 'tiny-lru';
 import type { Clock } from './clock.js';
 
 /**
@@ -41,17 +42,16 @@ interface Entry<V> {
  * named by each store that uses it.
  */
 export class RefreshingCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entries: LRU<Entry<V>>;
   private readonly loading = new Map<string, Promise<V>>();
 
-  constructor(private readonly opts: RefreshingCacheOptions<V>) {}
+  constructor(private readonly opts: RefreshingCacheOptions<V>) {
+    this.entries = lru<Entry<V>>(opts.maxEntries ?? MAX_ENTRIES);
+  }
 
   async get(key: string): Promise<V> {
     const hit = this.entries.get(key);
     if (!hit) return this.refresh(key);
-    // Recently used entries move to the end, so the first one is the one to drop.
-    this.entries.delete(key);
-    this.entries.set(key, hit);
     if (this.opts.clock.now() - hit.at < this.opts.maxAgeMs) return hit.value;
     if (this.opts.whenStale === 'wait') return this.refresh(key);
     this.refresh(key).catch((err: unknown) => this.opts.onRefreshError?.(key, err));
@@ -73,7 +73,7 @@ export class RefreshingCache<V> {
         const cur = this.entries.get(key);
         if (cur && cur.writes !== writes) return cur.value;
         if (this.opts.keep && !this.opts.keep(value)) this.entries.delete(key);
-        else this.put(key, { at, value, writes });
+        else this.entries.set(key, { at, value, writes });
         return value;
       })
       .finally(() => {
@@ -85,18 +85,12 @@ export class RefreshingCache<V> {
 
   /** A value this process wrote: answered at once, and newer than any read under way. */
   set(key: string, value: V): void {
-    this.put(key, { at: this.opts.clock.now(), value, writes: (this.entries.get(key)?.writes ?? 0) + 1 });
+    this.entries.set(key, { at: this.opts.clock.now(), value, writes: (this.entries.get(key)?.writes ?? 0) + 1 });
   }
 
   /** Forgets a key: the next get reads it, and a read under way is not kept. */
   delete(key: string): void {
     this.entries.delete(key);
     this.loading.delete(key);
-  }
-
-  private put(key: string, entry: Entry<V>): void {
-    this.entries.delete(key);
-    if (this.entries.size >= (this.opts.maxEntries ?? MAX_ENTRIES)) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, entry);
   }
 }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { Caller, Precondition } from '../../pipelines/video/documents.js';
+import { expectingVersion, type Caller, type Precondition } from '../../pipelines/video/documents.js';
 import {
   annotationCreateSchema,
   annotationListSchema,
@@ -115,7 +115,7 @@ export function documentRoutes(deps: VideoApiDeps): VideoRoute[] {
       handle: async (req, res) => {
         const { name, source, metadata, version } = parseOr400(documentPutSchema, req.body, 'document');
         const change = { ...(name === undefined ? {} : { name }), ...(source === undefined ? {} : { source }), ...(metadata === undefined ? {} : { metadata }) };
-        const precondition = preconditionOf(req) ?? (version === undefined ? undefined : (v: number) => v === version);
+        const precondition = preconditionOf(req) ?? expectingVersion(version);
         sendDocument(res, await refusing(() => docs.put(caller(req), param(req, 'id'), change, precondition)));
       },
     },

@@ -78,6 +78,9 @@ export class DocumentRefusal extends Error {
 /** Whether the version the caller expects (If-Match) is this one; undefined: no precondition. */
 export type Precondition = ((version: number) => boolean) | undefined;
 
+/** The precondition of a write based on `version` (If-Match over HTTP, `ifVersion` over MCP); none without one. */
+export const expectingVersion = (version: number | undefined): Precondition => (version === undefined ? undefined : (current) => current === version);
+
 const LOCKS = 'document-lock';
 const VERSIONS = 'document-version';
 /** How long a version number stays claimed: far beyond a write's time, short enough that a crash between claim and write blocks little. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { compile } from '../../../domain/video/compile.js';
 import type { VideoScope } from '../../../domain/video/scopes.js';
 import type { RenderJobs, Templates } from '../../../pipelines/video/ports.js';
-import type { Documents } from '../../../pipelines/video/documents.js';
+import { expectingVersion, type Documents } from '../../../pipelines/video/documents.js';
 import type { Clips } from '../../../pipelines/video/clips.js';
 import { candidatesRequestSchema, clipDocumentCreateSchema, clipNameSchema, redraftSchema, windowRequestSchema, windowShape } from '../../../schemas/http/video-clips.js';
 import { clipCall } from '../clips.js';
@@ -109,7 +109,6 @@ function templatesTool(templates: Templates): AgentTool {
 
 const documentId = z.string().min(1).max(100).meta({ description: 'A document id' });
 const ifVersion = z.number().int().min(1).optional().meta({ description: 'Write only if this is still the current version (as If-Match does over HTTP)' });
-const expecting = (v: number | undefined) => (v === undefined ? undefined : (current: number) => current === v);
 
 function documentsTool(documents: Documents): AgentTool {
   const input = z.strictObject({
@@ -151,7 +150,7 @@ function documentSaveTool(documents: Documents): AgentTool {
       const c = callerOf(caller);
       if (id !== undefined) {
         if (body.name === undefined && body.source === undefined && body.metadata === undefined) throw badRequest('give source, metadata or name to save');
-        return refusing(() => documents.put(c, id, body, expecting(v)));
+        return refusing(() => documents.put(c, id, body, expectingVersion(v)));
       }
       const created = documentCreateSchema.parse(body);
       return (await refusing(() => documents.create(c, created))).document;
@@ -169,7 +168,7 @@ function documentEditTool(documents: Documents): AgentTool {
     input,
     async run({ caller }, args) {
       const a = input.parse(args);
-      return refusing(() => documents.edit(callerOf(caller), a.id, a.ops, expecting(a.ifVersion)));
+      return refusing(() => documents.edit(callerOf(caller), a.id, a.ops, expectingVersion(a.ifVersion)));
     },
   };
 }
@@ -217,7 +216,7 @@ function clipDocumentTool(clips: Clips): AgentTool {
       const c = callerOf(caller);
       if (id === undefined) return (await clipCall(() => clips.createDocument(c, clipDocumentCreateSchema.parse({ sourceId, name, ...change })))).document;
       if (sourceId !== undefined || name !== undefined) throw badRequest('with id, give start/end or goal; a clip document keeps its source and name');
-      return clipCall(() => clips.redraft(c, id, redraftSchema.parse(change), expecting(v)));
+      return clipCall(() => clips.redraft(c, id, redraftSchema.parse(change), expectingVersion(v)));
     },
   };
 }
