@@ -42,6 +42,19 @@ describe('kafka bus helpers', () => {
     );
   });
 
+  it('keeps a keyless message on its first partition when kafkajs places a retried batch again', () => {
+    // kafkajs resends a retried batch under the first attempt's sequence numbers; a keyless message
+    // moved by its round-robin to another partition was dropped there as a duplicate.
+    const place = keyPartitioner();
+    const partitionMetadata = Array.from({ length: 3 }, (_, partitionId): PartitionMetadata => ({ partitionId, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0 }));
+    const messages = Array.from({ length: 4 }, (_, seq) => ({ key: null, value: `{"seq":${seq}}` }));
+    const attempt = () => messages.map((message) => place({ topic: 't', partitionMetadata, message }));
+    const first = attempt();
+    expect(attempt()).toEqual(first);
+    expect(attempt()).toEqual(first);
+    expect(new Set(first).size).toBe(3); // still spread across the partitions
+  });
+
   it('replicates up to three copies, never more than there are brokers', () => {
     expect([1, 2, 3, 5].map(replicationFactorFor)).toEqual([1, 2, 3, 3]);
   });
