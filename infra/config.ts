@@ -95,6 +95,8 @@ export const envSchema = z.object({
   SOURCE_MAX_BYTES: positiveInt.default(512 * 1024 * 1024),
   /** Speech recognition of sources without subtitles: `pocketsphinx` (default where pocketsphinx_continuous is installed) or `off`. */
   VIDEO_ASR: z.enum(['off', 'pocketsphinx']).optional(),
+  /** Preview stills one organization may have waiting for or under ffmpeg at once (429 beyond); cached stills and stills already being drawn do not count. */
+  PREVIEW_MAX_QUEUED_PER_ORG: positiveInt.default(4),
   /** Preprocessing jobs one preprocess worker runs at once. */
   PREPROCESS_CONCURRENCY: positiveInt.default(1),
   /** Preprocessing jobs one organization may have queued or running at once (429 beyond). */

@@ -45,7 +45,7 @@ export function videoParts(platform: Platform): VideoParts {
     const documents = createDocuments({ store: createDocumentStore(platform.analytics, platform.clock), windows: platform.windows, jobs, clock: platform.clock });
     const clips = createClips({ sources, documents });
     // One ffmpeg at a time for stills: a preview is a frame or a few hundred, never a film.
-    const previews = createPreviews({ blobs: platform.blobs, assets, sources, concurrency: 1, cacheSize: 256, timeoutMs: 20_000 });
+    const previews = createPreviews({ blobs: platform.blobs, assets, sources, concurrency: 1, maxQueuedPerOrg: platform.config.PREVIEW_MAX_QUEUED_PER_ORG, cacheSize: 256, timeoutMs: 20_000 });
     p = { jobs, templates, assets, store, documents, sources, clips, previews };
     parts.set(platform, p);
   }

@@ -14,7 +14,7 @@ let p: Awaited<ReturnType<typeof startTestProcess>>;
 let pngAsset = '';
 
 beforeAll(async () => {
-  p = await startTestProcess({ services: [videoService] });
+  p = await startTestProcess({ services: [videoService], env: { PREVIEW_MAX_QUEUED_PER_ORG: '2' } });
   const r = await videoClient(p.url, 'key_a').upload('/api/assets', (await makeMedia()).png, 'still.png');
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   pngAsset = r.body.assets[0].assetId;
@@ -131,6 +131,23 @@ describe('POST /api/preview', () => {
     expect(r.status).toBe(400);
     expect(r.json()).toMatchObject({ error: 'validation_error' });
     expect(r.json().message).toContain(named);
+  });
+
+  it('refuses an organization more than PREVIEW_MAX_QUEUED_PER_ORG stills waiting at once with 429, without holding up another', async () => {
+    const film = TWO_SCENES.replace('"Stills"', '"Quota"');
+    const [ofA, ofB] = await Promise.all([
+      Promise.all([0.5, 1, 1.5, 2.5, 3].map((at) => preview({ source: film, at, format: 'jpeg' }))),
+      preview({ source: film, at: 0.5, format: 'jpeg' }, 'key_b'),
+    ]);
+    const refused = ofA.filter((r) => r.status === 429);
+    // Two wait or draw (one ffmpeg at a time); the rest arrive while both are still pending.
+    expect(ofA.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(2);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.json()).toMatchObject({ error: 'preview_quota', limit: 'PREVIEW_MAX_QUEUED_PER_ORG' });
+    expect(refused[0]!.json().message).toMatch(/at most 2 at once \(PREVIEW_MAX_QUEUED_PER_ORG\)/);
+    expect(ofB.status).toBe(200);
+    // Once answered, the organization may ask again.
+    expect((await preview({ source: film, at: 3.5, format: 'jpeg' })).status).toBe(200);
   });
 
   it('needs a credential', async () => {

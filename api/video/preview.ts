@@ -1,6 +1,6 @@
 import { compile } from '../../domain/video/compile.js';
 import { MissingAssetError } from '../../domain/video/ffmpeg-args.js';
-import { PreviewAbandonedError, PreviewFailedError, type Previews } from '../../pipelines/video/previews.js';
+import { PreviewAbandonedError, PreviewFailedError, PreviewQuotaError, type Previews } from '../../pipelines/video/previews.js';
 import { previewRequestSchema } from '../../schemas/http/video.js';
 import { badRequest, HttpError } from '../http/errors.js';
 import { parseOr400 } from '../http/validate.js';
@@ -24,6 +24,7 @@ export function previewRoutes(previews: Previews): VideoRoute[] {
         200: { description: 'image/png or image/jpeg' },
         400: error('compile_failed (diagnostics in the body), validation_error (the body, or `at` past the end of the film), or an asset that is not the organization\'s'),
         ...authErrors,
+        429: error('preview_quota: the organization has PREVIEW_MAX_QUEUED_PER_ORG stills waiting or being drawn (named in message and limit)'),
         502: error('ffmpeg could not draw the still'),
       },
       handle: async (req, res) => {
@@ -42,6 +43,7 @@ export function previewRoutes(previews: Previews): VideoRoute[] {
           res.type(MIME[body.format]).setHeader('ETag', `"${key}"`).setHeader('Cache-Control', 'private, max-age=3600').send(image);
         } catch (err) {
           if (err instanceof MissingAssetError) throw badRequest(`asset:${err.assetId} is not an asset of this organization; upload it with POST /api/assets`);
+          if (err instanceof PreviewQuotaError) throw new HttpError(429, 'preview_quota', err.message, { limit: 'PREVIEW_MAX_QUEUED_PER_ORG' });
           if (err instanceof PreviewFailedError) throw new HttpError(502, 'preview_failed', err.message);
           if (err instanceof PreviewAbandonedError) return void res.destroy();
           throw err;

@@ -17,7 +17,8 @@ import { semaphore } from './worker.js';
  * in-process cache keyed by the hash of organization, graph, time and format (the same script at the
  * same cursor is drawn once, and requests for a still being drawn share it), with at most
  * `concurrency` ffmpeg processes at once so previews cannot crowd out the API. A still whose
- * caller has gone (a cursor dragged on) before its turn is not drawn.
+ * caller has gone (a cursor dragged on) before its turn is not drawn. One organization may have at
+ * most `maxQueuedPerOrg` stills waiting or drawing, so it cannot queue the others behind its own.
  */
 
 export interface PreviewOptions {
@@ -25,6 +26,8 @@ export interface PreviewOptions {
   assets: AssetStore;
   sources: Pick<SourceStore, 'get'>;
   concurrency: number;
+  /** Stills of one organization waiting for ffmpeg or under it. */
+  maxQueuedPerOrg: number;
   /** Stills kept. */
   cacheSize: number;
   /** An ffmpeg that takes longer is stopped. */
@@ -33,6 +36,7 @@ export interface PreviewOptions {
 
 export class PreviewFailedError extends Error {}
 export class PreviewAbandonedError extends Error {}
+export class PreviewQuotaError extends Error {}
 
 export type Previews = ReturnType<typeof createPreviews>;
 
@@ -40,7 +44,21 @@ export function createPreviews(opts: PreviewOptions) {
   const cache = lru<Buffer>(opts.cacheSize);
   const limit = semaphore(opts.concurrency);
   const drawing = new Map<string, Promise<Buffer>>();
+  const queuedByOrg = new Map<string, number>();
   let drawn = 0;
+
+  function queue(orgId: string, job: () => Promise<Buffer>): Promise<Buffer> {
+    const queued = queuedByOrg.get(orgId) ?? 0;
+    if (queued >= opts.maxQueuedPerOrg) {
+      throw new PreviewQuotaError(`the organization has ${queued} stills waiting or being drawn; at most ${opts.maxQueuedPerOrg} at once (PREVIEW_MAX_QUEUED_PER_ORG); retry when one is answered`);
+    }
+    queuedByOrg.set(orgId, queued + 1);
+    return limit(job).finally(() => {
+      const left = queuedByOrg.get(orgId)! - 1;
+      if (left === 0) queuedByOrg.delete(orgId);
+      else queuedByOrg.set(orgId, left);
+    });
+  }
 
   async function draw(orgId: string, graph: RenderGraph, at: number, format: StillFormat): Promise<Buffer> {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-preview-'));
@@ -60,7 +78,7 @@ export function createPreviews(opts: PreviewOptions) {
     if (hit) return { image: hit, key };
     let pending = drawing.get(key);
     if (!pending) {
-      pending = limit(async () => {
+      pending = queue(orgId, async () => {
         if (signal?.aborted) throw new PreviewAbandonedError('the caller left before its still was drawn');
         const image = await draw(orgId, graph, at, format);
         drawn++;
