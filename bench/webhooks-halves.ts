@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { PER_DESTINATION } from '../pipelines/webhooks/sender.js';
 import { spawnBenchServer } from './bench-server.js';
-import { cpuMs } from './lib/proc-cpu.js';
+import { cpuByThread, cpuMs } from './lib/proc-cpu.js';
 import { profileClockUs, summarizeProfile, type Layer, type ProfileSummary } from './lib/cpu-profile.js';
 import { aptInstall } from './peers/edge/install.js';
 import { send } from './peers/edge/latency.js';
@@ -61,8 +61,10 @@ interface Sample {
   /** Profile clock, µs. */
   us: number;
   received: number;
+  /** CPU ms so far: the process (threads that ended included), its main thread, each group of its threads. */
   cpu: number;
   main: number;
+  threads: Map<string, number>;
 }
 
 interface Half {
@@ -73,6 +75,8 @@ interface Half {
   seconds: number;
   cpuMs: number;
   mainMs: number;
+  /** CPU µs per delivery by group of threads, most first. */
+  threads: [string, number][];
   profile: ProfileSummary;
   load: string;
 }
@@ -80,8 +84,24 @@ interface Half {
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' / ');
 
 async function sample(pid: number): Promise<Sample> {
-  return { us: profileClockUs(), received: await receiver.received(), cpu: await cpuMs(pid), main: await cpuMs(pid, pid) };
+  return { us: profileClockUs(), received: await receiver.received(), cpu: await cpuMs(pid), main: await cpuMs(pid, pid), threads: await cpuByThread(pid) };
 }
+
+/** The half measured between samples `a` and `b`, `deliveries` apart. */
+const half = (name: string, events: number, deliveries: number, a: Sample, b: Sample, profile: ProfileSummary, l: string): Half => ({
+  name,
+  events,
+  deliveries,
+  seconds: (b.us - a.us) / 1e6,
+  cpuMs: b.cpu - a.cpu,
+  mainMs: b.main - a.main,
+  threads: [...b.threads]
+    .map(([k, ms]): [string, number] => [k, ((ms - (a.threads.get(k) ?? 0)) * 1000) / deliveries])
+    .filter(([, us]) => us >= 1)
+    .sort((x, y) => y[1] - x[1]),
+  profile,
+  load: l,
+});
 
 async function start(role: 'api' | 'webhooks' | 'all', dataDir: string) {
   const dir = path.join(profiles, role);
@@ -137,7 +157,7 @@ const shared = await mkdtemp(path.join(os.tmpdir(), 'weir-halves-'));
   const a = await sample(s.child.pid!);
   await postEvents(s.post, EVENTS, WARM);
   const b = await sample(s.child.pid!);
-  halves.push({ name: 'intake alone: POST /events (role api)', events: EVENTS, deliveries: EVENTS * TARGETS, seconds: (b.us - a.us) / 1e6, cpuMs: b.cpu - a.cpu, mainMs: b.main - a.main, profile: await stop(s, a, b), load: l });
+  halves.push(half('intake alone: POST /events (role api)', EVENTS, EVENTS * TARGETS, a, b, await stop(s, a, b), l));
 }
 
 // Delivery alone: the backlog the intake left (its warm-up's and its events' jobs), from the log.
@@ -146,15 +166,17 @@ const shared = await mkdtemp(path.join(os.tmpdir(), 'weir-halves-'));
   const base = await receiver.received();
   const l = load();
   const s = await start('webhooks', shared);
-  const samples: Sample[] = [];
-  while ((samples.at(-1)?.received ?? base) < base + backlog) {
-    samples.push(await sample(s.child.pid!));
-    await sleep(50);
+  let a: Sample | undefined;
+  let b: Sample | undefined;
+  while (!b) {
+    const got = (await receiver.received()) - base;
+    if (!a && got >= backlog * 0.1) a = await sample(s.child.pid!);
+    else if (a && got >= backlog * 0.9) b = await sample(s.child.pid!);
+    else await sleep(20);
   }
-  const a = samples.find((x) => x.received - base >= backlog * 0.1)!;
-  const b = samples.find((x) => x.received - base >= backlog * 0.9)!;
-  const n = b.received - a.received;
-  halves.push({ name: 'delivery alone: topic → signed POST → attempt logged (role webhooks)', events: n / TARGETS, deliveries: n, seconds: (b.us - a.us) / 1e6, cpuMs: b.cpu - a.cpu, mainMs: b.main - a.main, profile: await stop(s, a, b), load: l });
+  await receiver.until(base + backlog, 600_000);
+  const n = b.received - a!.received;
+  halves.push(half('delivery alone: topic → signed POST → attempt logged (role webhooks)', n / TARGETS, n, a!, b, await stop(s, a!, b), l));
 }
 
 // Both, as the pair runs them.
@@ -169,7 +191,7 @@ const shared = await mkdtemp(path.join(os.tmpdir(), 'weir-halves-'));
   await postEvents(s.post, EVENTS, WARM);
   await receiver.until(a.received + EVENTS * TARGETS, 600_000);
   const b = await sample(s.child.pid!);
-  halves.push({ name: 'both (role all, as the pair)', events: EVENTS, deliveries: EVENTS * TARGETS, seconds: (b.us - a.us) / 1e6, cpuMs: b.cpu - a.cpu, mainMs: b.main - a.main, profile: await stop(s, a, b), load: l });
+  halves.push(half('both (role all, as the pair)', EVENTS, EVENTS * TARGETS, a, b, await stop(s, a, b), l));
 }
 await receiver.stop();
 
@@ -181,7 +203,11 @@ const rows = halves.map(
 const list = (xs: [string, number][]) => xs.map(([k, ms]) => `  - ${f(ms)} ms ${k}`).join('\n');
 const profileText = halves
   .map((h) => [
-    `### ${h.name}: main-thread profile over the measured window (${f(h.profile.busyMs)} ms busy, ${f(h.profile.idleMs)} ms idle)`,
+    `### ${h.name}`,
+    '',
+    `CPU µs per delivery by thread: ${h.threads.map(([k, us]) => `${k} ${f(us)}`).join(', ')}.`,
+    '',
+    `Main-thread profile over the measured window (${f(h.profile.busyMs)} ms busy, ${f(h.profile.idleMs)} ms idle; wall-clock samples, so on a loaded machine a frame's share includes the time the thread waited for a core in it):`,
     '',
     `- by layer (each sample to its innermost recognised frame):\n${list(h.profile.byLayer)}`,
     `- self time by place:\n${list(h.profile.selfByPlace)}`,
