@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Platform } from '../infra/platform.js';
 import type { ServiceModule } from './types.js';
-import { webhooksRouter } from '../api/webhooks/routes.js';
+import { eventsLane, webhooksRouter } from '../api/webhooks/routes.js';
 import { createRegistry, presentRegistration, registryMigration, type Registry } from '../pipelines/webhooks/registry.js';
 import { loadSecretBox } from '../pipelines/webhooks/secret-box.js';
 import { createDeliveryLog, deliveryLogMigration } from '../pipelines/webhooks/delivery-log.js';
@@ -54,6 +54,7 @@ export const webhooksService: ServiceModule = {
     const board = createCircuitBoard(platform.windows);
     return {
       router: webhooksRouter({ platform, keys, registry, deliveries, fanOut, board, extra: approvalRoutes({ platform, approvals, users, fanOut }) }),
+      lanes: [eventsLane({ platform, fanOut })],
       workers: [
         { role: 'webhooks', name: 'webhooks.intake', start: () => startIntakeStage(platform, fanOut) },
         {

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestProcess } from './support/process.js';
@@ -98,6 +99,28 @@ describe('delivery', () => {
     expect(Object.keys(envelope).sort()).toEqual(['delivery_id', 'event', 'payload', 'timestamp']);
     expect(envelope).toMatchObject({ delivery_id: id, event: 'workflow_run_started', payload: runStarted('r1') });
     expect(envelope.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('takes a plain POST /events ahead of Express (a lane) with the same answer, Idempotency-Key included', async () => {
+    const at = path('lane');
+    await register('workflow_run_started', rx.url(at), { secret: 'a-long-enough-secret' });
+    const body = JSON.stringify({ event: 'workflow_run_started', payload: runStarted('lane-1') });
+    const post = (b: string | Buffer, extra: Record<string, string> = {}) =>
+      fetch(`${p.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-org-id': 'org_a', 'x-api-key': 'key_a', 'idempotency-key': `lane-${seq}`, ...extra }, body: b });
+    // An unknown key is refused before the body is read (it is not even JSON).
+    const refused = await post('{"event":', { 'x-api-key': 'no-such-key' });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: 'unauthorized' });
+    // A compressed body is not the lane's plain case: Express answers it, through the same handler.
+    const lane = await post(body);
+    const express = await post(gzipSync(body), { 'content-encoding': 'gzip' });
+    expect([lane.status, express.status]).toEqual([202, 202]);
+    // Express decorates its answers (an ETag); the lane writes the JSON alone.
+    expect([lane.headers.get('etag'), express.headers.get('etag')]).toEqual([null, expect.any(String)]);
+    const ids = ((await lane.json()) as { delivery_ids: string[] }).delivery_ids;
+    expect(await express.json()).toEqual({ delivery_ids: ids });
+    const hits = await waitFor(async () => rx.hits(at), (h) => h.length >= 1);
+    expect(ids).toContain(hits[0]!.headers['x-service-delivery-id']);
   });
 
   it('rejects a malformed event with the field that is wrong', async () => {

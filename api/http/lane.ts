@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { forbidden, HttpError, unauthorized } from './errors.js';
 import { keyDigest } from '../../infra/api-keys.js';
@@ -36,6 +36,8 @@ export interface LaneRequest {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
+  /** As node reads them (names in lower case), for the headers a route honours: Idempotency-Key. */
+  headers: IncomingHttpHeaders;
   principal: Principal;
   log: Logger;
 }
@@ -154,7 +156,7 @@ async function serve(lane: CompiledLane, match: RegExpExecArray, req: IncomingMe
     const body = parseJson(await readBody(req, lane.maxBytes));
     const url = req.url!;
     const q = url.indexOf('?');
-    const answer = await route.handle({ params, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body, principal, log: request.log });
+    const answer = await route.handle({ params, query: new URLSearchParams(q < 0 ? '' : url.slice(q + 1)), body, headers: req.headers, principal, log: request.log });
     res.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.json) });
     res.end(answer.json);
   } catch (err) {

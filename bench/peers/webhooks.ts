@@ -3,7 +3,8 @@
  * fanned out to four signed registrations) to a local nginx answering 204, against a bare undici
  * pool posting the same signed bodies to the same receiver at the same concurrency (Weir's 16 a
  * destination) with no queue and no durability (edge/bare-sender.ts). Each round times one batch
- * from its first request until the receiver has answered every delivery (its access log).
+ * from its first request until the receiver has answered every delivery (its access log). Beside
+ * the rate, each side's process CPU per delivery (/proc), which a loaded machine disturbs less.
  * Run: `npm run bench:peers -- webhooks` (PEERS_EVENTS per round, default 1,000; PEERS_ROUNDS, 3).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -14,7 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PER_DESTINATION } from '../../pipelines/webhooks/sender.js';
 import { spawnBenchServer } from '../bench-server.js';
-import { runPair } from './harness.js';
+import { cpuMs } from '../lib/proc-cpu.js';
+import { median, type Beside, runPair } from './harness.js';
 import type { SenderJob } from './edge/bare-sender.js';
 import { aptInstall } from './edge/install.js';
 import { send } from './edge/latency.js';
@@ -36,6 +38,9 @@ const notes = [
 let receiver: Receiver | undefined;
 let weir: { url: string; child: ChildProcess } | undefined;
 let sender: ChildProcess | undefined;
+/** Process CPU µs per delivery, per round: Weir's server (not its POST /events client), the bare sender. */
+const cpu = { weir: [] as number[], bare: [] as number[] };
+const cpuPerDelivery = async (child: ChildProcess, since: number) => ((await cpuMs(child.pid!)) - since) * 1000 / DELIVERIES;
 const headers = { 'x-api-key': KEY, 'x-org-id': 'peers' };
 
 async function post(path: string, body: unknown): Promise<string> {
@@ -47,6 +52,7 @@ async function post(path: string, body: unknown): Promise<string> {
 /** Weir: EVENTS events through POST /events, PER_DESTINATION requests at a time. */
 async function weirRound(): Promise<number> {
   const base = await receiver!.received();
+  const cpu0 = await cpuMs(weir!.child.pid!);
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
@@ -59,12 +65,14 @@ async function weirRound(): Promise<number> {
   );
   const accepted = performance.now();
   const done = await receiver!.until(base + DELIVERIES, TIMEOUT_MS);
+  cpu.weir.push(await cpuPerDelivery(weir!.child, cpu0));
   notes.push(`Weir round: ${EVENTS} events accepted (202, durably queued) in ${((accepted - t0) / 1000).toFixed(1)} s, ${DELIVERIES} deliveries answered by the receiver ${((done - t0) / 1000).toFixed(1)} s after the first request.`);
   return DELIVERIES / ((done - t0) / 1000);
 }
 
 async function bareRound(): Promise<number> {
   const base = await receiver!.received();
+  const cpu0 = await cpuMs(sender!.pid!);
   const t0 = performance.now();
   const job: SenderJob = { url: `${receiver!.url}/bare`, deliveries: DELIVERIES, concurrency: PER_DESTINATION, secret: SECRET, event: EVENT, payload: payload(0) };
   const answer = once(sender!, 'message') as Promise<[{ ok: boolean; failed?: number; error?: string }]>;
@@ -72,6 +80,7 @@ async function bareRound(): Promise<number> {
   const [r] = await answer;
   if (!r.ok || r.failed) throw new Error(`bare sender: ${r.error ?? `${r.failed} failed`}`);
   const done = await receiver!.until(base + DELIVERIES, TIMEOUT_MS);
+  cpu.bare.push(await cpuPerDelivery(sender!, cpu0));
   return DELIVERIES / ((done - t0) / 1000);
 }
 
@@ -130,5 +139,13 @@ await runPair({
     'Bare sender: the same signed bodies posted once, 16 at a time, nothing queued, logged or retried; a crash or a failed request loses the delivery.',
   ],
   notes,
+  // Read by runPair after the rounds, once every round has measured its CPU.
+  get beside(): Beside[] {
+    const round = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+    return [
+      { name: 'Weir process CPU per delivery, median of the rounds', value: median(cpu.weir), unit: 'µs', text: `rounds ${round(cpu.weir)}; /proc/<pid>/stat, 10 ms ticks, all threads, its POST /events client not included` },
+      { name: 'bare sender process CPU per delivery, median of the rounds', value: median(cpu.bare), unit: 'µs', text: `rounds ${round(cpu.bare)}` },
+    ];
+  },
 });
 process.exit(0);
