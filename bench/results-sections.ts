@@ -17,6 +17,7 @@ export const SECTION_ORDER = [
   'window-state',
   'counters',
   'counters-store',
+  'counters-consumer-cpu',
   'rules',
   'like',
   'screening',

@@ -1,7 +1,7 @@
 import type { Platform } from '../../infra/platform.js';
 import type { Stoppable } from '../../infra/lifecycle.js';
 import { up } from '../../infra/health.js';
-import { topicEventSchema } from '../../schemas/http/counters.js';
+import { compiledTopicEventSchema } from '../../schemas/http/counters.js';
 import { startStage } from '../stage.js';
 import { createEventApplier, EVENTS_TOPIC } from './apply-events.js';
 import type { ConfigStore } from './config-store.js';
@@ -14,7 +14,7 @@ import type { Flusher } from './flusher.js';
  */
 export async function startCounterPipeline(deps: { platform: Platform; configs: ConfigStore; flusher: Flusher }): Promise<Stoppable> {
   const handle = createEventApplier(deps);
-  const stage = await startStage({ platform: deps.platform, name: 'counters', topic: EVENTS_TOPIC, schema: topicEventSchema, handle });
+  const stage = await startStage({ platform: deps.platform, name: 'counters', topic: EVENTS_TOPIC, schema: compiledTopicEventSchema, handle });
   deps.flusher.start();
   return {
     async stop() {

@@ -146,8 +146,23 @@ export const topicEventSchema = z
     value: boundedNumber(MAX_AMOUNT).nullish(),
     attributes: z.record(z.string(), z.string()).nullish(),
   })
-  .transform(({ value, attributes, ...rest }) => ({ ...rest, ...(value != null ? { value } : {}), ...(attributes != null ? { attributes } : {}) }));
+  // Fields named one by one: object rest and spread here took about 1 µs of the counter consumer's
+  // 36 µs per event (bench/results/counters-consumer-cpu.md).
+  .transform(({ event_id, entity_id, event_type, occurred_at, org_id, value, attributes }) => {
+    const event: CounterEvent & { org_id: string } = { event_id, entity_id, event_type, occurred_at, org_id };
+    if (value != null) event.value = value;
+    if (attributes != null) event.attributes = attributes;
+    return event;
+  });
 export type TopicEvent = z.output<typeof topicEventSchema>;
+
+/**
+ * topicEventSchema compiled by zod, for the counter stage, which checks every message of `events`:
+ * a generated parser answers valid messages at about half the runtime's cost, and whatever it does
+ * not accept is parsed again by the runtime parser, so rejections and their reasons are the
+ * runtime's own.
+ */
+export const compiledTopicEventSchema = z.compile(topicEventSchema);
 
 /**
  * Body of POST /v1/events/{org_id}/batch. Items are checked one by one (a bad item is rejected with

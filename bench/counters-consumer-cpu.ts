@@ -1,0 +1,177 @@
+/**
+ * The counter consumer's own CPU per event (issue 31): the counter stage (Kafka + Redis) draining a
+ * backlog of the counters pair's workload (bench/peers/counters/workload.ts) from a topic of its own
+ * on the test broker, each drain in a fresh process (bench/counters-consumer-cpu/consumer.ts) with a
+ * fresh redis-server of its own, so every event id is new. Two checkouts are compared, alternating,
+ * three rounds: CPU µs per event of the consumer process (process.cpuUsage) and of Redis (INFO cpu).
+ *
+ * `WEIR_CPU_BASE=/path/to/other/worktree node --import tsx bench/counters-consumer-cpu.ts`
+ * (WEIR_PEERS_COUNTERS_EVENTS / _ENTITIES size the backlog, default 100,000 over 10,000). After the
+ * rounds, one drain per checkout runs under V8's CPU profiler and allocation sampler (the profiles
+ * are kept in WEIR_CPU_PROFILE_DIR if set). Writes bench/results/counters-consumer-cpu.md.
+ */
+import './scratch.js';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel } from 'kafkajs';
+import { startRedisServer } from '../test/support/redis-server.js';
+import { startNodeOptions } from './bench-server.js';
+import { redisCpuMicros } from './peers/support/cpu.js';
+import { allocationCosts, costTable, profileCosts, type CpuProfile } from './counters-consumer-cpu/profile-top.js';
+
+process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '100000';
+process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '10000';
+const { EVENTS, ENTITIES, PARTITIONS, eventOf, ORG } = await import('./peers/counters/workload.js');
+
+const ROUNDS = 3;
+const brokers = (process.env.WEIR_TEST_KAFKA_BROKERS ?? '127.0.0.1:19092').split(',');
+const here = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
+const base = process.env.WEIR_CPU_BASE;
+if (!base) throw new Error('set WEIR_CPU_BASE to the checkout to compare with (e.g. a worktree of main)');
+const checkouts = [
+  { name: 'base', root: path.resolve(base) },
+  { name: 'this', root: here },
+];
+const run = `cpu-${Date.now().toString(36)}`;
+const topic = `${run}-events`;
+
+interface Drain {
+  checkout: string;
+  round: number;
+  cpuPerEvent: number;
+  redisPerEvent: number;
+  rate: number;
+  load: number;
+}
+
+const kafka = new Kafka({ clientId: run, brokers, logLevel: logLevel.ERROR });
+
+async function fill(): Promise<void> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const filledAt = Date.now();
+  for (let from = 0; from < EVENTS; from += 5000) {
+    const messages = [];
+    for (let n = from; n < Math.min(EVENTS, from + 5000); n++) {
+      const e = eventOf(n, filledAt);
+      messages.push({ key: `${ORG}:${e.entity_id}`, value: JSON.stringify(e) });
+    }
+    await producer.send({ topic, messages, acks: -1 });
+  }
+  await producer.disconnect();
+}
+
+async function drain(checkout: { name: string; root: string }, stage: string, profile?: string): Promise<{ cpuMicros: number; redisMicros: number; wallMs: number }> {
+  const redis = await startRedisServer();
+  try {
+    const redisBefore = await redisCpuMicros(redis.url);
+    const child = spawn(process.execPath, [...startNodeOptions(), '--import', 'tsx', fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
+      env: { ...process.env, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), WEIR_CPU_REDIS_URL: redis.url, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let result: { cpuMicros: number; wallMs: number } | undefined;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('{"handled"')) result = JSON.parse(line) as { cpuMicros: number; wallMs: number };
+      else process.stderr.write(`${line}\n`);
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (!result) throw new Error(`${checkout.name} consumer exited with ${code} before draining`);
+    return { ...result, redisMicros: (await redisCpuMicros(redis.url)) - redisBefore };
+  } finally {
+    await redis.kill();
+  }
+}
+
+const commitOf = (root: string): string => {
+  const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+  return dirty ? `${head} with uncommitted changes` : head;
+};
+const report: string[] = [];
+const say = (text: string) => {
+  report.push(text);
+  console.log(text);
+};
+
+const startedAt = new Date();
+const admin = kafka.admin();
+await admin.connect();
+await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }], waitForLeaders: true });
+try {
+  await fill();
+  await measure();
+} finally {
+  // The topic is this run's alone, on a broker others use.
+  await admin.deleteTopics({ topics: [topic] });
+  await admin.disconnect();
+}
+await writeFile(path.join(here, 'bench', 'results', 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
+
+async function measure(): Promise<void> {
+  say(`## Counters: the consumer's own CPU per event, two checkouts alternating (issue 31)
+
+Command: \`WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
+Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}. Workload: ${EVENTS} events over ${ENTITIES} entities
+(bench/peers/counters/workload.ts: one configuration of a 1-hour count, a 24-hour sum and last seen; occurred_at spread over
+24 hours; unique ids; JSON), on a topic of ${PARTITIONS} partitions of the test broker (${brokers.join(',')}). Each drain is a new
+process running the counter stage as pipelines/counters/index.ts does (bench/counters-consumer-cpu/consumer.ts: Kafka bus, six
+partitions in flight, Redis window store with the 1-second timeout; no flusher, no HTTP) against a new redis-server without
+persistence. CPU is the consumer process's user + system time from the stage's start to its last event; Redis's from INFO cpu.
+The machine's 2 cores are shared with other engineers' work: the 1-minute load is beside each drain.
+
+| round | checkout | consumer CPU (µs/event) | Redis CPU (µs/event) | events/s | 1-min load |
+| ---: | --- | ---: | ---: | ---: | ---: |`);
+  const drains: Drain[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? checkouts : [...checkouts].reverse();
+    for (const checkout of order) {
+      const load = os.loadavg()[0]!;
+      const d = await drain(checkout, `${run}-${checkout.name}-${round}`);
+      const row: Drain = { checkout: checkout.name, round: round + 1, cpuPerEvent: d.cpuMicros / EVENTS, redisPerEvent: d.redisMicros / EVENTS, rate: EVENTS / (d.wallMs / 1000), load };
+      drains.push(row);
+      say(`| ${row.round} | ${row.checkout} | ${row.cpuPerEvent.toFixed(1)} | ${row.redisPerEvent.toFixed(1)} | ${row.rate.toFixed(0)} | ${load.toFixed(1)} |`);
+    }
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const medianOf = (name: string): number => median(drains.filter((d) => d.checkout === name).map((d) => d.cpuPerEvent));
+  say(`\nMedian consumer CPU: base ${medianOf('base').toFixed(1)} µs/event, this ${medianOf('this').toFixed(1)} µs/event (**${(medianOf('this') / medianOf('base')).toFixed(2)}×**).`);
+
+  // One more drain per checkout under V8's CPU profiler (100 µs samples) and allocation sampler.
+  const profileDir = process.env.WEIR_CPU_PROFILE_DIR ?? os.tmpdir();
+  await mkdir(profileDir, { recursive: true });
+  for (const checkout of checkouts) {
+    const file = path.resolve(profileDir, `${checkout.name}.cpuprofile`);
+    const load = os.loadavg()[0]!;
+    const d = await drain(checkout, `${run}-${checkout.name}-profile`, file);
+    // The profiler slows the process; its shares are spread over the CPU of the unprofiled drains.
+    const costs = profileCosts(JSON.parse(await readFile(file, 'utf8')) as CpuProfile, medianOf(checkout.name) * EVENTS, EVENTS);
+    const allocations = allocationCosts(JSON.parse(await readFile(file.replace(/\.cpuprofile$/, '.heapprofile'), 'utf8')) as Parameters<typeof allocationCosts>[0], EVENTS);
+    const allocated = allocations.reduce((sum, a) => sum + a.bytesPerEvent, 0);
+    say(`\n### Profile of ${checkout.name}
+
+One drain under the profiler (${(d.cpuMicros / EVENTS).toFixed(1)} µs/event there, 1-min load ${load.toFixed(1)}); µs/event = share of the busy samples × the
+median unprofiled CPU (${medianOf(checkout.name).toFixed(1)} µs/event). Functions are named with their file; tsx puts a module of the
+checkout on one line, so its line numbers say nothing.
+
+By package or folder (self time):
+
+${costTable(costs.areas, 10)}
+
+Top self time:
+
+${costTable(costs.self, 15)}
+
+Top inclusive time:
+
+${costTable(costs.inclusive, 30)}
+
+Allocated ${allocated.toFixed(0)} bytes/event (sampled, objects collected or not); the functions that allocate most:
+
+${['| function | bytes/event |', '| --- | ---: |', ...allocations.slice(0, 12).map((a) => `| ${a.name} | ${a.bytesPerEvent.toFixed(0)} |`)].join('\n')}`);
+  }
+}
