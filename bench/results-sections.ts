@@ -28,6 +28,7 @@ export const SECTION_ORDER = [
   'analytics',
   'risk',
   'webhooks',
+  'webhooks-halves',
   'video-compile',
   'video-compile-shapes',
   'video-render',
