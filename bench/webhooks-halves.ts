@@ -11,7 +11,8 @@
  * main thread), its wall rate, and the main thread's `node --cpu-prof` profile over the measured
  * window only (self time by place and function, inclusive time by project function).
  * Writes bench/results/webhooks-halves.md. Run: `npx tsx bench/webhooks-halves.ts`
- * (WEIR_BENCH_EVENTS per half, default 4,000; WEIR_BENCH_PROFILE_DIR keeps the profiles).
+ * (WEIR_BENCH_EVENTS per half, default 4,000; WEIR_BENCH_PROFILE_DIR keeps the profiles;
+ * WEIR_BENCH_HALVES=intake,delivery leaves out the third half, for rounds that compare the first two).
  */
 import './scratch.js';
 import type { ChildProcess } from 'node:child_process';
@@ -30,6 +31,8 @@ import { send } from './peers/edge/latency.js';
 import { startNginx } from './peers/edge/nginx.js';
 
 const EVENTS = Number(process.env.WEIR_BENCH_EVENTS ?? 4_000);
+/** The intake always runs: delivery drains the backlog it leaves. */
+const HALVES = new Set((process.env.WEIR_BENCH_HALVES ?? 'intake,delivery,both').split(','));
 const TARGETS = 4;
 const WARM = 50;
 const KEY = 'halves-key';
@@ -161,7 +164,7 @@ const shared = await mkdtemp(path.join(os.tmpdir(), 'weir-halves-'));
 }
 
 // Delivery alone: the backlog the intake left (its warm-up's and its events' jobs), from the log.
-{
+if (HALVES.has('delivery')) {
   const backlog = (WARM + EVENTS) * TARGETS;
   const base = await receiver.received();
   const l = load();
@@ -180,7 +183,7 @@ const shared = await mkdtemp(path.join(os.tmpdir(), 'weir-halves-'));
 }
 
 // Both, as the pair runs them.
-{
+if (HALVES.has('both')) {
   const s = await start('all', await mkdtemp(path.join(os.tmpdir(), 'weir-halves-all-')));
   await register(s.post);
   const warmed = await receiver.received();
@@ -217,7 +220,7 @@ const profileText = halves
   .join('\n\n');
 const out = `## Webhooks pair, its halves apart
 
-Command: \`npx tsx bench/webhooks-halves.ts\` (WEIR_BENCH_EVENTS=${EVENTS}). Date ${new Date().toISOString()}; ${os.availableParallelism()} cores,
+Command: \`npx tsx bench/webhooks-halves.ts\` (WEIR_BENCH_EVENTS=${EVENTS}, WEIR_BENCH_HALVES=${[...HALVES].join(',')}). Date ${new Date().toISOString()}; ${os.availableParallelism()} cores,
 node ${process.version}; load average (1 / 5 / 15 min) beside each half, taken just before it. Each half is its own Weir process
 (the node options of \`npm start\`, embedded defaults, \`--cpu-prof\`); the POST /events client is this process, ${PER_DESTINATION} requests
 at a time; the receiver is nginx-light answering 204. CPU from /proc/<pid>/stat (10 ms ticks) over the measured window; "main" is the

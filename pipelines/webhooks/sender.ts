@@ -2,11 +2,13 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { isPublicAddress } from '../../domain/webhooks/address.js';
+import { deadlines } from './deadlines.js';
 
 /**
  * Outbound HTTP for deliveries (undici): pooled keep-alive connections, at most PER_DESTINATION
  * requests in flight per origin (more wait their turn before their clock starts), one deadline
- * (WEBHOOK_TIMEOUT_MS) over DNS, connect, headers and the whole body, no redirects followed, at
+ * (WEBHOOK_TIMEOUT_MS, shared by the requests of a slot: deadlines.ts) over DNS, connect, headers
+ * and the whole body, no redirects followed, at
  * most RESPONSE_LIMIT bytes of an answer kept. Unless private targets are allowed, a name that
  * resolves to a loopback, private or link-local address is refused after resolution, at connect
  * time, so a DNS answer cannot smuggle an internal address past a check made earlier.
@@ -101,6 +103,7 @@ export function createSender(opts: { timeoutMs: number; allowPrivate: boolean })
     connect: { timeout: opts.timeoutMs, ...(opts.allowPrivate ? {} : { lookup: guardedLookup }) },
   });
   const perOrigin = limiter(PER_DESTINATION);
+  const deadline = deadlines(opts.timeoutMs);
 
   /**
    * Sends unless `admit`, asked once a slot to the destination is free, says no (its circuit
@@ -113,7 +116,7 @@ export function createSender(opts: { timeoutMs: number; allowPrivate: boolean })
     return perOrigin(target.origin, async () => {
       if (!admit()) return null;
       const started = performance.now();
-      const signal = AbortSignal.timeout(opts.timeoutMs);
+      const signal = deadline.signal(started);
       try {
         const res = await request(target, { method: 'POST', body, headers, dispatcher: agent, signal });
         const responseBody = await readLimited(res.body);

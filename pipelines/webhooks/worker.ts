@@ -140,10 +140,13 @@ export async function startDeliveryWorker(deps: WorkerDeps): Promise<Stoppable> 
       const outcomes = await mapLimit(records, BATCH_CONCURRENCY, (r) => attempt(r.value));
       await deps.schedule.add(outcomes.flatMap((o) => (o.next ? [o.next] : [])));
       await deps.log.record(outcomes.map((o) => o.record));
+      // Counted once per status and batch: prom-client's labelled inc is a hash of the labels each time.
+      const byStatus = new Map<AttemptRecord['status'], number>();
       for (const o of outcomes) {
-        m.attempts.inc({ status: o.record.status });
+        byStatus.set(o.record.status, (byStatus.get(o.record.status) ?? 0) + 1);
         if (o.record.status !== 'deferred' && o.record.status !== 'skipped') m.latency.observe(o.record.latencyMs / 1000);
       }
+      for (const [status, n] of byStatus) m.attempts.inc({ status }, n);
     },
   });
   return {
