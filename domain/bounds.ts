@@ -1,6 +1,6 @@
 /**
  * Magnitudes accepted wherever a number is added up or stored. Beyond them a sum may reach
- * infinity, which JSON writes as null and Redis's HINCRBYFLOAT refuses in the middle of a script;
+ * infinity, which JSON writes as null and no running total subtracts back out;
  * 1e15 still holds every amount to the cent exactly (below 2^53 / 100).
  */
 export const MAX_AMOUNT = 1e15;

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { idDigest } from '../infra/windows/event-ids.js';
 import { createRedisWindowStore } from '../infra/windows/redis/index.js';
+import type { SeriesUpdate } from '../infra/windows/types.js';
 import { windowStoreContract } from './contracts/windows.js';
 
 const url = process.env.WEIR_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -154,6 +155,66 @@ describe('redis window store: key layout', () => {
       expect(await admin.hget(legacy('applied'), fieldOf('applied'))).toBe('1');
       expect(await store.read({ scope: 'acme', id: 'u1' }, [{ kind: 'sum', series: 'n', floor: 0 }])).toEqual([2]);
     } finally {
+      await store.close();
+    }
+  });
+
+  it('reads an entity as the earlier scripts left it (HINCRBYFLOAT totals, a floor below its lowest bucket) and carries on', async () => {
+    const keyPrefix = `${runPrefix}earlier-series:`;
+    const h = `${keyPrefix}{acme:u1}`;
+    // As the scripts before one read and one write per request left it: HINCRBYFLOAT's own texts,
+    // and `l` at the floor of an eviction (5), below the lowest live bucket (7).
+    for (const [f, d] of [['amt:7', '0.1'], ['amt:t', '0.1'], ['amt:9', '2.5'], ['amt:t', '2.5']] as const) await admin.hincrbyfloat(h, f, d);
+    await admin.hset(h, 'amt:n', '2', 'amt:l', '5', 'n:9', '3', 'n:t', '3', 'n:n', '1', 'n:l', '9', 'seen:m', '1700000000500');
+    const store = createRedisWindowStore({ url, keyPrefix });
+    const entity = { scope: 'acme', id: 'u1' };
+    try {
+      expect(await store.read(entity, [{ kind: 'sum', series: 'amt', floor: 0 }, { kind: 'sum', series: 'n', floor: 0 }, { kind: 'max', series: 'seen' }])).toEqual([2.6, 3, 1_700_000_000_500]);
+      await store.apply([{ entity, updates: [
+        { kind: 'sum', series: 'amt', bucket: 9, delta: 0.3, floor: 8 },
+        { kind: 'sum', series: 'n', bucket: 10, delta: 1, floor: 8 },
+        { kind: 'max', series: 'seen', value: 1_700_000_000_100 },
+      ] }]);
+      expect(await store.read(entity, [{ kind: 'sum', series: 'amt', floor: 8 }, { kind: 'sum', series: 'n', floor: 0 }, { kind: 'max', series: 'seen' }])).toEqual([2.8, 4, 1_700_000_000_500]);
+      expect(await admin.hgetall(h)).toEqual({
+        'amt:9': '2.8', 'amt:t': '2.8', 'amt:n': '1', 'amt:l': '8',
+        'n:9': '3', 'n:10': '1', 'n:t': '4', 'n:n': '2', 'n:l': '9',
+        'seen:m': '1700000000500',
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads an entity once and writes it once a request: one HMGET, one HSET and one PEXPIRE for three series', async () => {
+    const keyPrefix = `${runPrefix}calls:`;
+    const h = `${keyPrefix}{acme:u1}`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    const watcher = new Redis(url);
+    const monitor = await watcher.monitor();
+    const seen: string[] = [];
+    let done: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[1] !== h) return;
+      if (args[0]!.toLowerCase() === 'exists') done();
+      else seen.push(args[0]!.toLowerCase());
+    });
+    const updates = (bucket: number): SeriesUpdate[] => [
+      { kind: 'sum', series: 'count_1h', bucket, delta: 1, floor: bucket - 60 },
+      { kind: 'sum', series: 'amount_24h', bucket: 7, delta: 12.5, floor: 0 },
+      { kind: 'max', series: 'last_seen', value: bucket },
+    ];
+    try {
+      await store.apply([{ entity: { scope: 'acme', id: 'u1' }, updates: updates(100) }]);
+      await store.apply([{ entity: { scope: 'acme', id: 'u1' }, updates: updates(101) }, { entity: { scope: 'acme', id: 'u1' }, updates: updates(101), once: { id: 'e1', ttlMs: 60_000 } }]);
+      // A command of the test's own marks the end: the monitor sees commands in the order they ran.
+      await admin.exists(h);
+      await finished;
+      expect(seen).toEqual(Array(3).fill(['hmget', 'hset', 'pexpire']).flat());
+      expect(await store.read({ scope: 'acme', id: 'u1' }, [{ kind: 'sum', series: 'count_1h', floor: 0 }, { kind: 'sum', series: 'amount_24h', floor: 0 }])).toEqual([3, 37.5]);
+    } finally {
+      await watcher.quit();
       await store.close();
     }
   });

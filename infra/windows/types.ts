@@ -52,8 +52,7 @@ export interface Lease {
  * Floors of one series are expected not to decrease (they come from the clock): eviction is not
  * journaled, so a bucket evicted by a read may reappear after a restart until the next read evicts it.
  * Sums: integer counts are exact (to 2^53); sums with fractions carry no binary noise from step to
- * step (memory rounds each step to 15 significant digits; Redis adds in long double and keeps 17
- * decimal places), so 0.1 + 0.2 reads 0.3.
+ * step (every store rounds each step with a fraction to 15 significant digits), so 0.1 + 0.2 reads 0.3.
  * Entities without an update for the store's idle TTL (default 100 days) disappear.
  */
 /**

@@ -21,8 +21,8 @@ export function checkFinite(what: string, v: number): void {
 }
 
 /**
- * Largest sum delta: beyond it a running total could overflow, and Redis's HINCRBYFLOAT then fails
- * in the middle of a script, after the once id is claimed. Producers' values are bounded the same
+ * Largest sum delta: beyond it a running total could overflow to infinity, which no later step
+ * subtracts back out (on Redis, a script would store it after the once id is claimed). Producers' values are bounded the same
  * (schemas/http/bounds.ts); this refuses anything else before a write.
  */
 export const MAX_SUM_DELTA = 1e15;

@@ -3,9 +3,7 @@
  *   <series>:<bucket>  value of a bucket          <series>:t  running total of the live buckets
  *   <series>:n         number of live buckets     <series>:l  no live bucket is below this
  *   <series>:m         stored maximum of a max series
- * Sums add whole deltas to whole values with HINCRBY and the rest with HINCRBYFLOAT: Redis adds in
- * long double and stores the result rounded to 17 decimal places, so integer counts stay exact and
- * decimal amounts do not gather binary noise.
+ * A script call reads and writes each entity once (SERIES).
  */
 
 /**
@@ -231,99 +229,182 @@ end
 `;
 
 /**
- * Evicts buckets below `floor` from series `s` of hash `h`. A small step up from `l` probes the
- * buckets one by one; a large one (an idle entity) scans the hash once. When no bucket is left
- * the series' fields go, so its total restarts from an exact zero. Answers the lowest live bucket
- * after it, nil when the series holds none.
+ * An entity's series, read once and written once a request: the fields its updates need (per sum
+ * series its bucket and `l`, `n`, `t`; per max series `m`) come in one HMGET, the changed ones go
+ * back in one HSET, then one PEXPIRE: three calls for an event of three series, where a call per
+ * field read or changed made ten. The updates address the reply by position: a copy of the
+ * entity keyed by field name cost Lua in Redis more than the seven calls it saved (each table
+ * grown and each lookup by name is paid in the interpreter). Position holds while a request names
+ * each series once; one that names a series again (rare) is applied an update at a time.
+ * Sums are added here, not by HINCRBY(FLOAT), so that one HSET writes a bucket and its total:
+ * integers stay exact (to 2^53) and a result with a fraction is rounded to 15 significant digits,
+ * the most a double holds exactly, so 0.1 + 0.2 stays 0.3 and no noise piles up over a running
+ * total (the rule of the memory and LMDB stores, memory/sum-series.ts addNumbers). The fields are
+ * those the earlier scripts wrote, their values (HINCRBYFLOAT's, long double rounded to 17 decimal
+ * places) read as they stand.
  */
-const EVICT = `
-local function negate(v)
-  if string.sub(v, 1, 1) == '-' then return string.sub(v, 2) end
-  return '-' .. v
+const SERIES = `
+-- Lua reads a global from a table each time, a local directly: the hot path keeps its functions local.
+local fmt, byte, match, sub, num, call = string.format, string.byte, string.match, string.sub, tonumber, redis.call
+
+-- The text of a + b, as the memory store adds (see above).
+local function add(a, b)
+  local s = a + b
+  if s % 1 == 0 then
+    if s > -9007199254740992 and s < 9007199254740992 then return fmt('%d', s) end
+    return fmt('%.17g', s)
+  end
+  return fmt('%.15g', s)
 end
 
--- Adds an integer delta to an integer field with HINCRBY, a third of HINCRBYFLOAT's cost (counts
--- always, sums of whole amounts); answers false, changing nothing, for any other delta or value.
-local function addInteger(h, f, delta)
-  if string.find(delta, '[.eEnN]') then return false end
-  return type(redis.pcall('HINCRBY', h, f, delta)) == 'number'
-end
-
-local function add(h, f, delta)
-  if not addInteger(h, f, delta) then redis.call('HINCRBYFLOAT', h, f, delta) end
-end
-
-local function evict(h, s, floor)
-  local lo = tonumber(redis.call('HGET', h, s .. ':l'))
-  if not lo or floor <= lo then return lo end
-  local fields, values = {}, {}
+-- Evicts the buckets below floor from the series of prefix p, whose live buckets are none below
+-- lo, n of them, totalling t (text). A small step up from lo probes the buckets in one HMGET; a
+-- large one (an idle entity) scans the hash once. Deletes them at once, and answers the series'
+-- new lo, n and t, or nil, 0, nil when none is left (its fields are then the caller's to drop, so
+-- its total restarts from an exact zero).
+local function evict(h, p, lo, floor, n, t)
+  local gone, values = {}, {}
   if floor - lo <= 64 then
-    for b = lo, floor - 1 do
-      local f = s .. ':' .. string.format('%d', b)
-      local v = redis.call('HGET', h, f)
-      if v then fields[#fields + 1] = f; values[#values + 1] = v end
+    local probe = {}
+    for b = lo, floor - 1 do probe[#probe + 1] = p .. fmt('%d', b) end
+    local r = redis.call('HMGET', h, unpack(probe))
+    for i = 1, #probe do
+      if r[i] then
+        gone[#gone + 1] = probe[i]
+        values[#values + 1] = r[i]
+      end
     end
   else
-    local prefix = s .. ':'
     local all = redis.call('HGETALL', h)
     for i = 1, #all, 2 do
       local f = all[i]
-      if string.sub(f, 1, #prefix) == prefix then
-        local b = tonumber(string.sub(f, #prefix + 1))
-        if b and b < floor then fields[#fields + 1] = f; values[#values + 1] = all[i + 1] end
+      if string.sub(f, 1, #p) == p then
+        local b = tonumber(string.sub(f, #p + 1))
+        if b and b < floor then
+          gone[#gone + 1] = f
+          values[#values + 1] = all[i + 1]
+        end
       end
     end
   end
-  local n = tonumber(redis.call('HGET', h, s .. ':n')) - #fields
-  for _, f in ipairs(fields) do redis.call('HDEL', h, f) end
-  if n <= 0 then
-    redis.call('HDEL', h, s .. ':n', s .. ':t', s .. ':l')
-    return nil
+  for i = 1, #gone, 1000 do redis.call('HDEL', h, unpack(gone, i, math.min(i + 999, #gone))) end
+  n = n - #gone
+  if n <= 0 then return nil, 0, nil end
+  for _, v in ipairs(values) do t = add(tonumber(t) or 0, -tonumber(v)) end
+  return floor, n, t
+end
+
+-- The fields a sum series keeps beside its buckets: no live bucket is below l, n live buckets,
+-- their total t; f holds their names from f[j] on. Answers del, made when first needed.
+local function keepSum(set, del, f, j, lo, n, t)
+  if lo then
+    set[#set + 1] = f[j]
+    set[#set + 1] = fmt('%d', lo)
+    set[#set + 1] = f[j + 1]
+    set[#set + 1] = fmt('%d', n)
+    set[#set + 1] = f[j + 2]
+    set[#set + 1] = t
+    return del
   end
-  for _, v in ipairs(values) do add(h, s .. ':t', negate(v)) end
-  redis.call('HSET', h, s .. ':n', string.format('%d', n), s .. ':l', string.format('%d', floor))
-  return floor
+  del = del or {}
+  del[#del + 1] = f[j]
+  del[#del + 1] = f[j + 1]
+  del[#del + 1] = f[j + 2]
+  return del
 end
 `;
 
 /**
- * Updates of one entity hash: `applyUpdates(h, a, count)` applies the `count` updates whose
+ * Updates of one entity hash: `applyUpdates(h, a, count, ttl)` applies the `count` updates whose
  * arguments begin at ARGV[a], two per update: the series, and `s,<bucket>,<delta>,<floor>` or
- * `m,<value>`. Numbers travel packed: the client pays per argument, and one string.match unpacks them.
+ * `m,<value>`, then re-arms the hash's expiry to ttl. Numbers travel packed: the client pays per
+ * argument, and one string.match unpacks them.
  */
-const UPDATES = `${EVICT}
-local function sum(h, s, bucketArg, delta, floorArg)
-  local floor = tonumber(floorArg)
-  local lo = evict(h, s, floor)
-  local bucket = tonumber(bucketArg)
-  if bucket < floor then return end
-  local f = s .. ':' .. bucketArg
-  if redis.call('HSETNX', h, f, '0') == 1 then
-    redis.call('HINCRBY', h, s .. ':n', 1)
-    if not lo or bucket < lo then redis.call('HSET', h, s .. ':l', bucketArg) end
-  end
-  -- A bucket that holds a fraction makes its total hold one too: no second failed HINCRBY.
-  if addInteger(h, f, delta) then add(h, s .. ':t', delta)
-  else
-    redis.call('HINCRBYFLOAT', h, f, delta)
-    redis.call('HINCRBYFLOAT', h, s .. ':t', delta)
-  end
-end
-
-local function max(h, s, value)
-  local cur = redis.call('HGET', h, s .. ':m')
-  if not cur or tonumber(cur) < tonumber(value) then redis.call('HSET', h, s .. ':m', value) end
-end
-
-local function applyUpdates(h, a, count)
-  for i = a, a + 2 * (count - 1), 2 do
-    local spec = ARGV[i + 1]
-    if string.byte(spec, 1) == 115 then
-      sum(h, ARGV[i], string.match(spec, '^s,([^,]+),([^,]+),([^,]+)$'))
+const UPDATES = `${SERIES}
+-- The updates from ARGV[a] to ARGV[last + 1], each naming another series: one HMGET, one HSET.
+-- Growing a table costs Lua in Redis a rehash each time its size doubles (about a tenth of an
+-- event's Redis instructions when f and set grew from empty), so both start with room for three
+-- series: a constructor's nils size the table and leave it empty.
+local function updateEach(h, a, last)
+  local f, k = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }, 0
+  for i = a, last, 2 do
+    local s, spec = ARGV[i], ARGV[i + 1]
+    if byte(spec, 1) == 115 then
+      f[k + 1] = s .. ':' .. match(spec, '^s,([^,]+),')
+      f[k + 2] = s .. ':l'
+      f[k + 3] = s .. ':n'
+      f[k + 4] = s .. ':t'
+      k = k + 4
     else
-      max(h, ARGV[i], string.sub(spec, 3))
+      f[k + 1] = s .. ':m'
+      k = k + 1
     end
   end
+  if k == 0 then return end
+  local r = call('HMGET', h, unpack(f))
+  local set, del, j = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }, nil, 1
+  for i = a, last, 2 do
+    local spec = ARGV[i + 1]
+    if byte(spec, 1) == 115 then
+      local bucketText, delta, floorText = match(spec, '^s,([^,]+),([^,]+),([^,]+)$')
+      local floor, bucket = num(floorText), num(bucketText)
+      local lo, n, t = num(r[j + 1]), num(r[j + 2]) or 0, r[j + 3]
+      local moved = false
+      if lo and floor > lo then
+        lo, n, t = evict(h, sub(f[j + 1], 1, -2), lo, floor, n, t)
+        moved = true
+      end
+      if bucket >= floor then
+        local d = num(delta)
+        set[#set + 1] = f[j]
+        set[#set + 1] = add(num(r[j]) or 0, d)
+        t = add(num(t) or 0, d)
+        if not r[j] then
+          n = n + 1
+          if not lo or bucket < lo then lo = bucket end
+          moved = true
+        end
+        if moved then del = keepSum(set, del, f, j + 1, lo, n, t)
+        else
+          set[#set + 1] = f[j + 3]
+          set[#set + 1] = t
+        end
+      elseif moved then
+        del = keepSum(set, del, f, j + 1, lo, n, t)
+      end
+      j = j + 4
+    else
+      local value = sub(spec, 3)
+      if not r[j] or num(r[j]) < num(value) then
+        set[#set + 1] = f[j]
+        set[#set + 1] = value
+      end
+      j = j + 1
+    end
+  end
+  if #set > 0 then call('HSET', h, unpack(set)) end
+  if del then call('HDEL', h, unpack(del)) end
+end
+
+-- Whether the updates from ARGV[a] to ARGV[last + 1] name each series once (a few only: the check
+-- grows with the square of their number).
+local function distinct(a, last)
+  if last - a > 30 then return false end
+  for i = a + 2, last, 2 do
+    for k = a, i - 2, 2 do
+      if ARGV[k] == ARGV[i] then return false end
+    end
+  end
+  return true
+end
+
+local function applyUpdates(h, a, count, ttl)
+  local last = a + 2 * count - 2
+  if distinct(a, last) then updateEach(h, a, last)
+  else
+    for i = a, last, 2 do updateEach(h, i, i) end
+  end
+  redis.call('PEXPIRE', h, ttl)
 end
 `;
 
@@ -362,10 +443,7 @@ for k = 1, #KEYS do
     if not once(grids[tonumber(grid)], ARGV[a]) then applied = 0 end
     a = a + 1
   end
-  if applied == 1 then
-    applyUpdates(KEYS[k], a, count)
-    redis.call('PEXPIRE', KEYS[k], ARGV[1])
-  end
+  if applied == 1 then applyUpdates(KEYS[k], a, count, ARGV[1]) end
   out[k] = applied
   a = a + 2 * count
 end
@@ -426,10 +504,7 @@ while a <= #ARGV do
     end
     a = a + 1
   end
-  if applied == 1 then
-    applyUpdates(h, a, count)
-    redis.call('PEXPIRE', h, ARGV[1])
-  end
+  if applied == 1 then applyUpdates(h, a, count, ARGV[1]) end
   out[#out + 1] = applied
   a = a + 2 * count
 end
@@ -490,19 +565,28 @@ return 0
  * floor or 'm', series, ''. Answers one string per read, keys in order (a sum of nothing is '0'),
  * or nil for a missing maximum.
  */
-export const READ = `${EVICT}
+export const READ = `${SERIES}
 local out = {}
 local a = 1
 for k = 1, #KEYS do
-  local key = KEYS[k]
+  local h = KEYS[k]
   local last = a + 3 * tonumber(ARGV[a])
   for i = a + 1, last, 3 do
     local s = ARGV[i + 1]
     if ARGV[i] == 's' then
-      evict(key, s, tonumber(ARGV[i + 2]))
-      out[#out + 1] = redis.call('HGET', key, s .. ':t') or '0'
+      local f = { s .. ':l', s .. ':n', s .. ':t' }
+      local r = redis.call('HMGET', h, f[1], f[2], f[3])
+      local lo, floor, t = tonumber(r[1]), tonumber(ARGV[i + 2]), r[3]
+      if lo and floor > lo then
+        local set, n = {}, 0
+        lo, n, t = evict(h, s .. ':', lo, floor, tonumber(r[2]) or 0, t)
+        local del = keepSum(set, nil, f, 1, lo, n, t)
+        if del then redis.call('HDEL', h, unpack(del))
+        else redis.call('HSET', h, unpack(set)) end
+      end
+      out[#out + 1] = t or '0'
     else
-      out[#out + 1] = redis.call('HGET', key, s .. ':m')
+      out[#out + 1] = redis.call('HGET', h, s .. ':m')
     end
   end
   a = last + 1
