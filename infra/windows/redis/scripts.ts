@@ -348,10 +348,11 @@ local function updateEach(h, a, last)
     if byte(spec, 1) == 115 then
       local bucketText, delta, floorText = match(spec, '^s,([^,]+),([^,]+),([^,]+)$')
       local floor, bucket = num(floorText), num(bucketText)
-      local lo, n, t = num(r[j + 1]), num(r[j + 2]) or 0, r[j + 3]
+      -- n stays text unless the series' buckets change: each tonumber is a strtod.
+      local lo, n, t = num(r[j + 1]), r[j + 2], r[j + 3]
       local moved = false
       if lo and floor > lo then
-        lo, n, t = evict(h, sub(f[j + 1], 1, -2), lo, floor, n, t)
+        lo, n, t = evict(h, sub(f[j + 1], 1, -2), lo, floor, num(n) or 0, t)
         moved = true
       end
       if bucket >= floor then
@@ -360,7 +361,7 @@ local function updateEach(h, a, last)
         set[#set + 1] = add(num(r[j]) or 0, d)
         t = add(num(t) or 0, d)
         if not r[j] then
-          n = n + 1
+          n = (num(n) or 0) + 1
           if not lo or bucket < lo then lo = bucket end
           moved = true
         end
