@@ -12,7 +12,7 @@ import { startNodeOptions } from '../bench-server.js';
 import { assemblePeers } from './harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const notPairs = new Set(['harness', 'run']);
+const notPairs = new Set(['harness', 'run', 'tail-probe']);
 const known = readdirSync(here)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3))

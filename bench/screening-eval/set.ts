@@ -235,3 +235,14 @@ export function ordinaryCompanies(count: number, seed = 1616): string[] {
 }
 
 export { negativeCases as ordinaryPeople };
+
+/**
+ * The query mix of the screening load benchmarks (bench/screening-load.ts, the peers pair):
+ * perturbed listed names of every class and ordinary names, one to one.
+ */
+export function loadMix(entities: readonly SanctionEntity[]): string[] {
+  const listed = evalCases(entities, 100, 77).map((c) => c.query);
+  const listedKeys = new Set(entities.flatMap((e) => e.names.map((n) => nameTokens(n.name).sort().join(' '))));
+  const ordinary = negativeCases(listedKeys, listed.length, 78);
+  return listed.flatMap((q, i) => [q, ordinary[i]!]);
+}
