@@ -43,7 +43,7 @@ closeSync(fd);
 parentPort.postMessage(times.sort((a, b) => a - b));
 `;
 
-async function child(mode: Mode, seconds: number): Promise<void> {
+async function child(mode: Mode, seconds: number, tmpfsDir: string): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sync-entanglement-'));
   const worker = new Worker(APPENDER, { eval: true, workerData: { file: path.join(dir, 'log.seg'), seconds } });
   const done = new Promise<number[]>((resolve, reject) => {
@@ -55,8 +55,7 @@ async function child(mode: Mode, seconds: number): Promise<void> {
   if (mode !== 'none') {
     const { createClient } = await import('@clickhouse/client');
     const { createChdbConnection } = await import('chdb/connection');
-    const chdbDir = mode === 'tmpfs' ? mkdtempSync('/dev/shm/sync-entanglement-') : path.join(dir, 'clickhouse');
-    process.on('exit', () => mode === 'tmpfs' && rmSync(chdbDir, { recursive: true, force: true }));
+    const chdbDir = mode === 'tmpfs' ? tmpfsDir : path.join(dir, 'clickhouse');
     const client = createClient({ connection: createChdbConnection({ path: chdbDir }) as never });
     await client.command({ query: 'CREATE TABLE IF NOT EXISTS d (org String, id String, at DateTime64(3), body String) ENGINE = ReplacingMergeTree ORDER BY (org, id)' });
     void (async () => {
@@ -75,14 +74,17 @@ async function child(mode: Mode, seconds: number): Promise<void> {
   process.exit(0);
 }
 
-if (process.argv[2] === '--child') await child(process.argv[3] as Mode, Number(process.argv[4]));
+if (process.argv[2] === '--child') await child(process.argv[3] as Mode, Number(process.argv[4]), process.argv[5]!);
 else {
   const seconds = Number(process.argv[2] ?? 15);
   const rounds = Number(process.argv[3] ?? 2);
   for (let round = 0; round < rounds; round++) {
     for (const mode of (round % 2 ? ['tmpfs', 'disk', 'none'] : ['none', 'disk', 'tmpfs']) as Mode[]) {
-      const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode, String(seconds)], { stdio: 'inherit' });
+      // Made and removed here: chDB may still write into its directory while the child exits.
+      const tmpfsDir = mkdtempSync('/dev/shm/sync-entanglement-');
+      const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode, String(seconds), tmpfsDir], { stdio: 'inherit' });
       await new Promise((r) => c.once('exit', r));
+      rmSync(tmpfsDir, { recursive: true, force: true });
     }
   }
 }
