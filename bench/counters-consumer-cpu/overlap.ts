@@ -2,9 +2,10 @@
  * Where the counter stage's time goes while it drains (issue 31): every 100 ms, the CPU of this
  * process (all threads, and its main thread), of redis-server and of the Kafka broker from /proc,
  * the apply limit's weight in flight and calls waiting, and what each partition is doing. A
- * partition is in one phase at a time: decoding its batch, planning it, applying it (its chunks
- * waiting on the limit or on Redis), the rest of its handler (due sets, crossings), or between
- * batches (its commit, the fetch, or kafkajs's wait for the other partitions of the same fetch).
+ * partition is in one phase at a time: decoding its batch, planning it (until its first apply
+ * call), applying it (planning the rest alongside when it is sent in slices; its chunks waiting on
+ * the limit or on Redis), the rest of its handler (due sets, crossings), or between batches (its
+ * commit, the fetch, or kafkajs's wait for the other partitions of the same fetch).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
@@ -27,6 +28,11 @@ export interface OverlapSummary {
   allBetween: number;
   someBetween: number;
   limit?: { meanInFlight: number; budget: number; waitingShare: number; meanWaiting: number };
+  /**
+   * Of the drain's wall time, the share a thread ran, was ready but waited for a core (the
+   * machine's other work), or slept (nothing to do: Weir waiting on Redis or Kafka, Redis on Weir).
+   */
+  threads: Record<'weirMain' | 'redis', { ran: number; queued: number; slept: number }>;
   /** Event-loop delay (ms): how long a reply from Redis can wait for the main thread to read it. */
   loopDelayMs: { p50: number; p99: number; max: number };
 }
@@ -35,6 +41,11 @@ export interface OverlapSummary {
 const ticks = (statFile: string): number => {
   const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
+};
+/** Nanoseconds a thread ran and was ready but waited for a core (/proc/<pid>/schedstat). */
+const sched = (file: string): { ran: number; queued: number } => {
+  const [ran, queued] = readFileSync(file, 'utf8').split(' ').map(Number);
+  return { ran: ran!, queued: queued! };
 };
 /** Busy and total ticks of the whole machine (/proc/stat's first line). */
 const machineTicks = (): { busy: number; total: number } => {
@@ -62,15 +73,25 @@ export function watchOverlap(deps: { bus: Bus; windows: WindowStore; limit?: { l
     const partition = partitionOf.getStore();
     if (partition !== undefined) phase.set(partition, p);
   };
+  const partitionPhase = (): Phase | undefined => {
+    const partition = partitionOf.getStore();
+    return partition === undefined ? undefined : phase.get(partition);
+  };
+  // A handler that sends its batch in slices plans on while the first runs: 'apply' is from its
+  // first apply call until it goes on to sync or schedule (the store has answered every slice).
   const windows: WindowStore = {
     ...deps.windows,
-    apply: async (requests) => {
-      enter('apply');
-      try {
-        return await deps.windows.apply(requests);
-      } finally {
-        enter('after');
-      }
+    apply: (requests, options) => {
+      if (partitionPhase() === 'plan') enter('apply');
+      return deps.windows.apply(requests, options);
+    },
+    synced: () => {
+      enter('after');
+      return deps.windows.synced();
+    },
+    schedule: (scope, queue, entries) => {
+      enter('after');
+      return deps.windows.schedule(scope, queue, entries);
     },
   };
 
@@ -81,6 +102,8 @@ export function watchOverlap(deps: { bus: Bus; windows: WindowStore; limit?: { l
     redis: number;
     broker: number;
     machine: { busy: number; total: number };
+    weirMainSched: { ran: number; queued: number };
+    redisSched: { ran: number; queued: number };
   }
   const read = (): Sample => ({
     at: performance.now(),
@@ -89,6 +112,8 @@ export function watchOverlap(deps: { bus: Bus; windows: WindowStore; limit?: { l
     redis: ticks(`/proc/${deps.redisPid}/stat`),
     broker: ticks(`/proc/${deps.brokerPid}/stat`),
     machine: machineTicks(),
+    weirMainSched: sched(`/proc/self/task/${process.pid}/schedstat`),
+    redisSched: sched(`/proc/${deps.redisPid}/schedstat`),
   });
   const counts = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
   let samples = 0;
@@ -132,6 +157,11 @@ export function watchOverlap(deps: { bus: Bus; windows: WindowStore; limit?: { l
       const last = read();
       const s = (last.at - first!.at) / 1000;
       const cores = (d: number): number => (d * 0.01) / s;
+      const shares = (a: { ran: number; queued: number }, b: { ran: number; queued: number }) => {
+        const ran = (b.ran - a.ran) / 1e9 / s;
+        const queued = (b.queued - a.queued) / 1e9 / s;
+        return { ran, queued, slept: Math.max(0, 1 - ran - queued) };
+      };
       const partitionSamples = [...Object.values(counts)].reduce((a, b) => a + b, 0) || 1;
       return {
         seconds: s,
@@ -145,6 +175,7 @@ export function watchOverlap(deps: { bus: Bus; windows: WindowStore; limit?: { l
         phases: Object.fromEntries(PHASES.map((p) => [p, counts[p] / partitionSamples])) as Record<Phase, number>,
         allBetween: allBetween / (samples || 1),
         someBetween: someBetween / (samples || 1),
+        threads: { weirMain: shares(first!.weirMainSched, last.weirMainSched), redis: shares(first!.redisSched, last.redisSched) },
         loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
         ...(deps.limit ? { limit: { meanInFlight: inFlight / (samples || 1), budget: deps.limit.budget, waitingShare: waitingSamples / (samples || 1), meanWaiting: waiting / (samples || 1) } } : {}),
       };
