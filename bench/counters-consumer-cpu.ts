@@ -128,9 +128,10 @@ try {
 await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
 
 async function measure(): Promise<void> {
-  say(`## Counters: the consumer's own CPU per event, two checkouts alternating (issue 31)
+  const sized = ['WEIR_PEERS_COUNTERS_EVENTS', 'WEIR_PEERS_COUNTERS_ENTITIES'].map((name) => `${name}=${process.env[name]} `).join('');
+  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}, two checkouts alternating (issue 31)
 
-Command: \`WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
+Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
 Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}. Workload: ${EVENTS} events over ${ENTITIES} entities
 (bench/peers/counters/workload.ts: one configuration of a 1-hour count, a 24-hour sum and last seen; occurred_at spread over
 24 hours; unique ids; JSON), on a topic of ${PARTITIONS} partitions of the test broker (${brokers.join(',')}). Each drain is a new
