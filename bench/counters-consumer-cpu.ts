@@ -9,6 +9,10 @@
  * (WEIR_PEERS_COUNTERS_EVENTS / _ENTITIES size the backlog, default 100,000 over 10,000). After the
  * rounds, one drain per checkout runs under V8's CPU profiler and allocation sampler (the profiles
  * are kept in WEIR_CPU_PROFILE_DIR if set). Writes bench/results/counters-consumer-cpu.md.
+ *
+ * With WEIR_CPU_OVERLAP=1 every drain is watched instead (bench/counters-consumer-cpu/overlap.ts:
+ * cores busy per process every 100 ms, the apply limit, each partition's phase), no profiles run,
+ * and the report goes to bench/results/counters-overlap.md.
  */
 import './scratch.js';
 import { execFileSync, spawn } from 'node:child_process';
@@ -23,6 +27,8 @@ import { startRedisServer } from '../test/support/redis-server.js';
 import { startNodeOptions } from './bench-server.js';
 import { redisCpuMicros } from './peers/support/cpu.js';
 import { allocationCosts, costTable, profileCosts, type CpuProfile } from './counters-consumer-cpu/profile-top.js';
+import { brokerPid, overlapRow, OVERLAP_HEADER, redisPid } from './counters-consumer-cpu/overlap-report.js';
+import type { OverlapSummary } from './counters-consumer-cpu/overlap.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '100000';
 process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '10000';
@@ -38,6 +44,7 @@ const checkouts = [
   { name: 'this', root: here },
 ];
 const run = `cpu-${Date.now().toString(36)}`;
+const watching = process.env.WEIR_CPU_OVERLAP === '1';
 const topic = `${run}-events`;
 
 interface Drain {
@@ -47,6 +54,7 @@ interface Drain {
   redisPerEvent: number;
   rate: number;
   load: number;
+  overlap?: OverlapSummary;
 }
 
 const kafka = new Kafka({ clientId: run, brokers, logLevel: logLevel.ERROR });
@@ -66,17 +74,24 @@ async function fill(): Promise<void> {
   await producer.disconnect();
 }
 
-async function drain(checkout: { name: string; root: string }, stage: string, profile?: string): Promise<{ cpuMicros: number; redisMicros: number; wallMs: number }> {
+interface DrainResult {
+  cpuMicros: number;
+  wallMs: number;
+  overlap?: OverlapSummary;
+}
+
+async function drain(checkout: { name: string; root: string }, stage: string, profile?: string): Promise<DrainResult & { redisMicros: number }> {
   const redis = await startRedisServer();
   try {
     const redisBefore = await redisCpuMicros(redis.url);
+    const watch = watching ? { WEIR_CPU_OVERLAP: '1', WEIR_CPU_REDIS_PID: String(await redisPid(redis.url)), WEIR_CPU_BROKER_PID: String(await brokerPid()) } : {};
     const child = spawn(process.execPath, [...startNodeOptions(), '--import', 'tsx', fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
-      env: { ...process.env, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), WEIR_CPU_REDIS_URL: redis.url, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
+      env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), WEIR_CPU_REDIS_URL: redis.url, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    let result: { cpuMicros: number; wallMs: number } | undefined;
+    let result: DrainResult | undefined;
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.startsWith('{"handled"')) result = JSON.parse(line) as { cpuMicros: number; wallMs: number };
+      if (line.startsWith('{"handled"')) result = JSON.parse(line) as DrainResult;
       else process.stderr.write(`${line}\n`);
     });
     const [code] = (await once(child, 'exit')) as [number | null];
@@ -110,12 +125,13 @@ try {
   await admin.deleteTopics({ topics: [topic] });
   await admin.disconnect();
 }
-await writeFile(path.join(here, 'bench', 'results', 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
+await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
 
 async function measure(): Promise<void> {
-  say(`## Counters: the consumer's own CPU per event, two checkouts alternating (issue 31)
+  const sized = ['WEIR_PEERS_COUNTERS_EVENTS', 'WEIR_PEERS_COUNTERS_ENTITIES'].map((name) => `${name}=${process.env[name]} `).join('');
+  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}, two checkouts alternating (issue 31)
 
-Command: \`WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
+Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
 Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}. Workload: ${EVENTS} events over ${ENTITIES} entities
 (bench/peers/counters/workload.ts: one configuration of a 1-hour count, a 24-hour sum and last seen; occurred_at spread over
 24 hours; unique ids; JSON), on a topic of ${PARTITIONS} partitions of the test broker (${brokers.join(',')}). Each drain is a new
@@ -132,7 +148,7 @@ The machine's 2 cores are shared with other engineers' work: the 1-minute load i
     for (const checkout of order) {
       const load = os.loadavg()[0]!;
       const d = await drain(checkout, `${run}-${checkout.name}-${round}`);
-      const row: Drain = { checkout: checkout.name, round: round + 1, cpuPerEvent: d.cpuMicros / EVENTS, redisPerEvent: d.redisMicros / EVENTS, rate: EVENTS / (d.wallMs / 1000), load };
+      const row: Drain = { checkout: checkout.name, round: round + 1, cpuPerEvent: d.cpuMicros / EVENTS, redisPerEvent: d.redisMicros / EVENTS, rate: EVENTS / (d.wallMs / 1000), load, ...(d.overlap ? { overlap: d.overlap } : {}) };
       drains.push(row);
       say(`| ${row.round} | ${row.checkout} | ${row.cpuPerEvent.toFixed(1)} | ${row.redisPerEvent.toFixed(1)} | ${row.rate.toFixed(0)} | ${load.toFixed(1)} |`);
     }
@@ -140,6 +156,13 @@ The machine's 2 cores are shared with other engineers' work: the 1-minute load i
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const medianOf = (name: string): number => median(drains.filter((d) => d.checkout === name).map((d) => d.cpuPerEvent));
   say(`\nMedian consumer CPU: base ${medianOf('base').toFixed(1)} µs/event, this ${medianOf('this').toFixed(1)} µs/event (**${(medianOf('this') / medianOf('base')).toFixed(2)}×**).`);
+  const rateOf = (name: string): number => median(drains.filter((d) => d.checkout === name).map((d) => d.rate));
+  say(`Median events/s: base ${rateOf('base').toFixed(0)}, this ${rateOf('this').toFixed(0)} (**${(rateOf('this') / rateOf('base')).toFixed(2)}×**).`);
+  if (watching) {
+    say(`\n### Where the drain waits (sampled every 100 ms)\n\n${OVERLAP_HEADER}`);
+    for (const d of drains) say(overlapRow(d.round, d.checkout, d.overlap!));
+    return;
+  }
 
   // One more drain per checkout under V8's CPU profiler (100 µs samples) and allocation sampler.
   const profileDir = process.env.WEIR_CPU_PROFILE_DIR ?? os.tmpdir();

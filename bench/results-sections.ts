@@ -18,6 +18,7 @@ export const SECTION_ORDER = [
   'counters',
   'counters-store',
   'counters-consumer-cpu',
+  'counters-overlap',
   'rules',
   'like',
   'screening',

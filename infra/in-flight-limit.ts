@@ -13,6 +13,8 @@ export interface InFlightLimit {
   run<R>(weight: number, call: () => Promise<R>): Promise<R>;
   /** Weight in flight now (for tests and metrics). */
   readonly inFlight: number;
+  /** Calls waiting for their grant now (for tests and metrics). */
+  readonly waiting: number;
 }
 
 export function createInFlightLimit(budget: number): InFlightLimit {
@@ -42,6 +44,9 @@ export function createInFlightLimit(budget: number): InFlightLimit {
     },
     get inFlight() {
       return inFlight;
+    },
+    get waiting() {
+      return waiting.length;
     },
   };
 }

@@ -30,8 +30,10 @@ describe('createInFlightLimit', () => {
     const d = call('d', 1); // behind big though it would fit now: first come, first served
     await Promise.resolve();
     expect(started).toEqual(['a', 'b']);
+    expect(limit.waiting).toBe(3);
     gates.get('a')!.open();
     expect(await a).toBe('a');
+    expect(limit.waiting).toBe(2);
     await new Promise((r) => setImmediate(r));
     expect(started).toEqual(['a', 'b', 'c']);
     gates.get('b')!.open();
@@ -47,6 +49,7 @@ describe('createInFlightLimit', () => {
     gates.get('d')!.open();
     await d;
     expect(limit.inFlight).toBe(0);
+    expect(limit.waiting).toBe(0);
   });
 
   it('frees the weight of a call that fails', async () => {

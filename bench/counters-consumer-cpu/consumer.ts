@@ -15,6 +15,7 @@ import { Registry } from 'prom-client';
 import type { Platform } from '../../infra/platform.js';
 import type { TopicEvent } from '../../schemas/http/counters.js';
 import type { Decoded } from '../../pipelines/stage.js';
+import { watchOverlap } from './overlap.js';
 
 const root = process.env.WEIR_CPU_ROOT!;
 const topic = process.env.WEIR_CPU_TOPIC!;
@@ -22,7 +23,8 @@ const events = Number(process.env.WEIR_CPU_EVENTS);
 const from = <T>(file: string): Promise<T> => import(`${root}/${file}`) as Promise<T>;
 
 const { createKafkaBus } = await from<typeof import('../../infra/bus/kafka/index.js')>('infra/bus/kafka/index.ts');
-const { createRedisWindowStore } = await from<typeof import('../../infra/windows/redis/index.js')>('infra/windows/redis/index.ts');
+const redisStore = await from<typeof import('../../infra/windows/redis/index.js')>('infra/windows/redis/index.ts');
+const { createInFlightLimit } = await from<typeof import('../../infra/in-flight-limit.js')>('infra/in-flight-limit.ts');
 const { failFastOnOutage } = await from<typeof import('../../infra/windows/redis/outage.js')>('infra/windows/redis/outage.ts');
 const { createCodec } = await from<typeof import('../../infra/codec/index.js')>('infra/codec/index.ts');
 const { systemClock } = await from<typeof import('../../infra/clock.js')>('infra/clock.ts');
@@ -33,8 +35,16 @@ const { startStage } = await from<typeof import('../../pipelines/stage.js')>('pi
 const { counterConfig, ORG } = await import('../peers/counters/workload.js');
 
 const log = pino({ level: 'warn' });
-const bus = createKafkaBus({ brokers: process.env.WEIR_CPU_BROKERS!.split(','), clientId: `weir-cpu-${process.pid}`, log, tuning: { partitionsConsumedConcurrently: 6 } });
-const windows = failFastOnOutage(createRedisWindowStore({ url: process.env.WEIR_CPU_REDIS_URL!, commandTimeoutMs: 1000 }));
+const kafkaBus = createKafkaBus({ brokers: process.env.WEIR_CPU_BROKERS!.split(','), clientId: `weir-cpu-${process.pid}`, log, tuning: { partitionsConsumedConcurrently: 6 } });
+// A checkout whose store takes its apply limit from the caller lets the overlap sampler watch it.
+const budget = (redisStore as { APPLY_IN_FLIGHT?: number }).APPLY_IN_FLIGHT;
+const limit = budget ? { limit: createInFlightLimit(budget), budget } : undefined;
+const store = failFastOnOutage(redisStore.createRedisWindowStore({ url: process.env.WEIR_CPU_REDIS_URL!, commandTimeoutMs: 1000, ...(limit ? { applyLimit: limit.limit } : {}) }));
+const overlap = process.env.WEIR_CPU_OVERLAP
+  ? watchOverlap({ bus: kafkaBus, windows: store, limit, redisPid: Number(process.env.WEIR_CPU_REDIS_PID), brokerPid: Number(process.env.WEIR_CPU_BROKER_PID) })
+  : undefined;
+const bus = overlap?.bus ?? kafkaBus;
+const windows = overlap?.windows ?? store;
 const compiled = compileConfig(ORG, schemas.counterConfigSchema.parse({ version: 1, ...counterConfig }), []);
 const platform = { bus, codec: createCodec(), log, metrics: new Registry(), windows, clock: systemClock } as unknown as Platform;
 const apply = createEventApplier({ platform, configs: { get: async (org) => (org === ORG ? compiled : null) }, flusher: { flushNow: async () => undefined } });
@@ -55,6 +65,7 @@ if (profileFile) {
 }
 const startedAt = performance.now();
 const cpuAtStart = process.cpuUsage();
+overlap?.start();
 const stage = await startStage<TopicEvent>({
   platform,
   name: process.env.WEIR_CPU_STAGE!,
@@ -62,6 +73,7 @@ const stage = await startStage<TopicEvent>({
   // The schema pipelines/counters/index.ts gives its stage: compiled by zod since issue 31's CPU round.
   schema: (schemas as Partial<typeof schemas>).compiledTopicEventSchema ?? schemas.topicEventSchema,
   handle: async (records: Decoded<TopicEvent>[]) => {
+    overlap?.planning();
     await apply(records);
     handled += records.length;
     if (handled >= events) done();
@@ -72,11 +84,12 @@ await drained;
 const endedAt = Number(process.hrtime.bigint() / 1000n);
 const cpu = process.cpuUsage(cpuAtStart);
 const wallMs = performance.now() - startedAt;
+const sampled = overlap?.stop();
 if (profileFile) {
   await writeFile(profileFile, JSON.stringify({ ...(await session.post('Profiler.stop')).profile, endedAt }));
   await writeFile(profileFile.replace(/\.cpuprofile$/, '.heapprofile'), JSON.stringify((await session.post('HeapProfiler.stopSampling')).profile));
 }
-console.log(JSON.stringify({ handled, cpuMicros: cpu.user + cpu.system, wallMs }));
+console.log(JSON.stringify({ handled, cpuMicros: cpu.user + cpu.system, wallMs, ...(sampled ? { overlap: sampled } : {}) }));
 await stage.stop();
 await bus.close();
 await windows.close();

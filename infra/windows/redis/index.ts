@@ -9,7 +9,7 @@ import { parseRedisUrl } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
 import { moveOldQueues } from './old-queues.js';
 import { down, up } from '../../health.js';
-import { createInFlightLimit } from '../../in-flight-limit.js';
+import { createInFlightLimit, type InFlightLimit } from '../../in-flight-limit.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -43,6 +43,8 @@ export interface RedisWindowStoreOptions {
   commandTimeoutMs?: number;
   /** Told of connection errors (the commands they fail reject on their own). */
   onConnectionError?: (err: Error) => void;
+  /** The limit on apply and reserve work in flight (default one of APPLY_IN_FLIGHT); a bench passes one to watch it. */
+  applyLimit?: InFlightLimit;
 }
 
 /**
@@ -108,7 +110,7 @@ const weightOf = (r: ApplyRequest): number => (r.once ? 4 : 1) + r.updates.lengt
  * weightOf. The command timeout then measures the server, not the queue a backlog would build ahead
  * of a command if each caller sent all its chunks at once (in-flight-limit.ts).
  */
-const APPLY_IN_FLIGHT = 4 * APPLY_WEIGHT;
+export const APPLY_IN_FLIGHT = 4 * APPLY_WEIGHT;
 
 /** Scripts defined without numberOfKeys (client.ts connectRedis). */
 export const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity', 'weirWindowRead'];
@@ -194,7 +196,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       queuesMoved = undefined;
       throw err;
     }));
-  const applyLimit = createInFlightLimit(APPLY_IN_FLIGHT);
+  const applyLimit = opts.applyLimit ?? createInFlightLimit(APPLY_IN_FLIGHT);
   const clusterApply = createClusterApply({
     redis,
     limit: applyLimit,
