@@ -12,12 +12,15 @@ export interface TransactionJob {
   rate: number;
   seconds: number;
   entities: number;
+  /** Answer each transaction's due time (CLOCK_MONOTONIC ms, the same clock in every process) and latency. */
+  timeline?: boolean;
 }
 
 export interface TransactionReport {
   latencies: number[];
   minuteP99s: number[];
   failures: Record<string, number>;
+  timeline?: [number, number][];
 }
 
 /** The 99th percentile of values sorted ascending. */
@@ -28,6 +31,8 @@ async function run(job: TransactionJob): Promise<TransactionReport> {
   const minutes: number[][] = [];
   const total = job.rate * job.seconds;
   const start = performance.now() + 20;
+  const timeline: [number, number][] = [];
+  const perfToMono = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   const inflight: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / job.rate;
@@ -51,13 +56,14 @@ async function run(job: TransactionJob): Promise<TransactionReport> {
           if (res.status !== 200) throw new Error(`transaction answered ${res.status}`);
           const ms = performance.now() - due;
           latencies.push(ms);
+          if (job.timeline) timeline.push([due + perfToMono, ms]);
           (minutes[Math.floor((due - start) / 60_000)] ??= []).push(ms);
         }),
     );
   }
   const failures = new Map<string, number>();
   await Promise.all(inflight.map((p) => p.catch((err: Error) => failures.set(String(err.cause ?? err.message), (failures.get(String(err.cause ?? err.message)) ?? 0) + 1))));
-  return { latencies: latencies.sort((a, b) => a - b), minuteP99s: [...minutes].map((m) => p99((m ?? []).sort((a, b) => a - b))), failures: Object.fromEntries(failures) };
+  return { latencies: latencies.sort((a, b) => a - b), minuteP99s: [...minutes].map((m) => p99((m ?? []).sort((a, b) => a - b))), failures: Object.fromEntries(failures), ...(job.timeline ? { timeline } : {}) };
 }
 
 if (process.send) {

@@ -5,6 +5,8 @@
  * run (the two clients are child processes: bench/soak-transactions.ts and bench/counters-load.ts).
  * Before each "alone" phase the pipeline's backlog is settled, so that phase really is alone.
  * The Weir process is this one (with `npm start`'s node options), as in bench/soak.ts.
+ * With WEIR_STALL_LOG=<file> (and `node --cpu-prof`) it also logs what the loop did in each phase:
+ * stall-log.ts, read with stall-split.ts.
  */
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
@@ -17,6 +19,7 @@ import { forkedJob } from '../../forked-job.js';
 import { configureSoakOrg, countApplied, SOAK_LOAD } from '../../soak-setup.js';
 import { p99, type TransactionJob, type TransactionReport } from '../../soak-transactions.js';
 import { fmt, runPair, type Beside } from '../harness.js';
+import { startStallLog } from './stall-log.js';
 
 const { txRate: TX_RATE, eventRate: EVENT_RATE, warmUpSeconds: WARM_UP_SECONDS, batch: BATCH, entities: ENTITIES } = SOAK_LOAD;
 const PHASE_SECONDS = Number(process.env.WEIR_PEERS_PHASE_SECONDS ?? 6);
@@ -50,9 +53,12 @@ export async function runOneProcessPair(mode: OneProcessMode): Promise<void> {
   const load = forkedJob<LoadJob, { report: LoadReport }>(new URL('../../counters-load.ts', import.meta.url));
   try {
     await configureSoakOrg(url, org, KEY);
-    const txJob = (seconds: number): TransactionJob => ({ url, org, apiKey: KEY, rate: TX_RATE, seconds, entities: ENTITIES });
+    const stallFile = process.env.WEIR_STALL_LOG;
+    const txJob = (seconds: number): TransactionJob => ({ url, org, apiKey: KEY, rate: TX_RATE, seconds, entities: ENTITIES, timeline: Boolean(stallFile) });
     // Rules compiled, topics opened, JIT warm: not measured.
     await tx.run(txJob(WARM_UP_SECONDS));
+    const stallLog = stallFile ? startStallLog(stallFile) : undefined;
+    const phase = (which: 'loaded' | 'alone', run: () => Promise<TransactionReport>): Promise<TransactionReport> => (stallLog ? stallLog.phase(which, run) : run());
 
     const notes = [...mode.notes];
     const pooled = { loaded: [] as number[], alone: [] as number[] };
@@ -90,10 +96,13 @@ export async function runOneProcessPair(mode: OneProcessMode): Promise<void> {
           const from = nextBatch;
           nextBatch += batchesPerPhase;
           const started = performance.now();
-          const [r] = await Promise.all([
-            tx.run(txJob(PHASE_SECONDS)),
-            load.run({ url, org, apiKey: KEY, run: org, from, count: batchesPerPhase, size: BATCH, entityPrefix: 'e', entityModulo: ENTITIES, occurredAt: new Date().toISOString(), pace: { everyMs: (1000 * BATCH) / EVENT_RATE } }),
-          ]);
+          const r = await phase('loaded', async () => {
+            const [t] = await Promise.all([
+              tx.run(txJob(PHASE_SECONDS)),
+              load.run({ url, org, apiKey: KEY, run: org, from, count: batchesPerPhase, size: BATCH, entityPrefix: 'e', entityModulo: ENTITIES, occurredAt: new Date().toISOString(), pace: { everyMs: (1000 * BATCH) / EVENT_RATE } }),
+            ]);
+            return t;
+          });
           intake.events += batchesPerPhase * BATCH;
           intake.ms += performance.now() - started;
           return record('loaded', r);
@@ -103,12 +112,13 @@ export async function runOneProcessPair(mode: OneProcessMode): Promise<void> {
         name: `transactions at ${TX_RATE}/s alone (the counter pipeline's backlog settled first)`,
         async run() {
           await settle();
-          return record('alone', await tx.run(txJob(PHASE_SECONDS)));
+          return record('alone', await phase('alone', () => tx.run(txJob(PHASE_SECONDS))));
         },
         async teardown() {
           const sort = (xs: number[]) => xs.sort((a, b) => a - b);
           beside.push({ name: 'transactions p99 over every phase with counters', value: p99(sort(pooled.loaded)), unit: 'ms', text: `${fmt(pooled.loaded.length)} answered, ${failures.loaded} failed` });
           beside.push({ name: 'transactions p99 over every phase alone', value: p99(sort(pooled.alone)), unit: 'ms', text: `${fmt(pooled.alone.length)} answered, ${failures.alone} failed` });
+          stallLog?.stop();
           beside.push({ name: `counter events taken (answered 202) per second of the phases with counters, ${fmt(EVENT_RATE)} offered`, value: (intake.events * 1000) / intake.ms, unit: 'events/s' });
         },
       },
