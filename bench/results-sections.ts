@@ -17,6 +17,7 @@ export const SECTION_ORDER = [
   'window-state',
   'counters',
   'counters-store',
+  'lmdb-intake-ids-cpu',
   'counters-consumer-cpu',
   'counters-overlap',
   'rules',
