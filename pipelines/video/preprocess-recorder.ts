@@ -3,7 +3,7 @@ import type { Stoppable } from '../../infra/lifecycle.js';
 import type { SourceRecord } from '../../domain/video/source.js';
 import { preprocessEventSchema, preprocessRecorderGroupOf, preprocessStatusTopicOf, type PreprocessEvent, type PreprocessOutcome } from './preprocess-topics.js';
 import { sourceKeys, type SourceStore } from './sources.js';
-import { parseJson } from './topics.js';
+import { recordStatusEvents } from './topics.js';
 import { readJson } from './worker.js';
 
 /**
@@ -59,18 +59,12 @@ export async function startPreprocessRecorder(platform: Platform, sources: Sourc
     log.info({ sourceId: e.sourceId, jobId: e.jobId, status: outcome.status }, 'source preprocessing recorded');
   }
 
-  return platform.bus.subscribe({
+  return recordStatusEvents({
+    platform,
     groupId: preprocessRecorderGroupOf(topic),
-    topics: [preprocessStatusTopicOf(topic)],
-    eachBatch: async (batch) => {
-      for (const msg of batch.messages) {
-        const e = preprocessEventSchema.safeParse(parseJson(msg.value));
-        if (!e.success) {
-          log.error({ partition: msg.partition, offset: msg.offset, reason: e.error.message }, 'preprocess status event is malformed; skipped');
-          continue;
-        }
-        await apply(e.data);
-      }
-    },
+    topic: preprocessStatusTopicOf(topic),
+    schema: preprocessEventSchema,
+    what: 'preprocess',
+    record: apply,
   });
 }

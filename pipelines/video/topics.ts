@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { TopicSpec } from '../../infra/bus/types.js';
+import type { Subscription, TopicSpec } from '../../infra/bus/types.js';
+import type { Platform } from '../../infra/platform.js';
 import type { RenderGraph } from '../../domain/video/render-graph.js';
 import { RENDER_STATUSES } from './ports.js';
 
@@ -69,4 +70,34 @@ export function parseJson(value: Buffer): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Subscribes to a workers' status topic and hands each well-formed event to `record`, in order; a
+ * malformed event is logged and skipped, since no redelivery could make it readable. Both the
+ * render and the preprocess recorders are such a subscription.
+ */
+export function recordStatusEvents<T>(opts: {
+  platform: Platform;
+  groupId: string;
+  topic: string;
+  schema: z.ZodType<T>;
+  what: string;
+  record: (event: T) => Promise<void>;
+}): Promise<Subscription> {
+  const log = opts.platform.log.child({ consumer: opts.topic });
+  return opts.platform.bus.subscribe({
+    groupId: opts.groupId,
+    topics: [opts.topic],
+    eachBatch: async (batch) => {
+      for (const msg of batch.messages) {
+        const e = opts.schema.safeParse(parseJson(msg.value));
+        if (!e.success) {
+          log.error({ partition: msg.partition, offset: msg.offset, reason: e.error.message }, `${opts.what} status event is malformed; skipped`);
+          continue;
+        }
+        await opts.record(e.data);
+      }
+    },
+  });
 }
