@@ -70,7 +70,11 @@ function crashSuite(name: string, infraEnv: () => Record<string, string>) {
       ...infraEnv(),
       DATA_DIR: path.join(dir, 'data'),
       CHDB_PATH: path.join(dir, 'clickhouse'),
-      API_KEYS: `${org}:key`,
+      // A key of its own and no edge limit in reach: the live-value polls below send 200 requests
+      // each, and on a slow machine a minute of them passed the default 60,000 a minute, so every
+      // poll answered 429 until the wait timed out (the key is counted across processes in Redis).
+      API_KEYS: `${org}:key_${runId}`,
+      RATE_LIMIT_PER_MINUTE: '100000000',
       LOG_LEVEL: 'warn',
     };
     const { batches, expected } = makeEvents(runId, Date.now());
@@ -80,7 +84,7 @@ function crashSuite(name: string, infraEnv: () => Record<string, string>) {
       const child = spawnFixture('./counters-crash-child.ts', { ...env, ...extra });
       children.push(child);
       const url = (await child.line('ready', (l) => l.startsWith('READY '))).slice('READY '.length);
-      return { child, url, c: countersClient(url, org, 'key') };
+      return { child, url, c: countersClient(url, org, `key_${runId}`) };
     };
     try {
       // The crash comes once a quarter of the events were applied: some batches answered, most not.
