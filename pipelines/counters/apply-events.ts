@@ -29,18 +29,41 @@ class DueSet {
     if (cur === undefined || dueAt < cur) m.set(id, dueAt);
   }
 
+  /** forEach, not spread: a spread builds an [id, dueAt] pair per entry, three entries an event. */
   entries(): [string, { id: string; dueAt: number }[]][] {
-    return [...this.byOrg].map(([org, m]) => [org, [...m].map(([id, dueAt]) => ({ id, dueAt }))]);
+    const out: [string, { id: string; dueAt: number }[]][] = [];
+    this.byOrg.forEach((m, org) => {
+      const list: { id: string; dueAt: number }[] = [];
+      m.forEach((dueAt, id) => list.push({ id, dueAt }));
+      out.push([org, list]);
+    });
+    return out;
   }
+}
+
+/**
+ * Events per window-store call. A partition batch holds thousands of events and six are handled
+ * at once; planned whole, their requests and the store's arguments for them all lived until the
+ * last script answered, long enough for the collector to copy them twice and then promote them
+ * (issue 31: a fifth of the consumer's CPU). In slices, one in flight while the next is planned,
+ * they live for a slice's round trip; 512 requests outweigh the store's apply limit, so Redis never
+ * waits for planning.
+ */
+export const APPLY_SLICE = 512;
+
+/** One slice's requests, and those of them whose counters have alert thresholds. */
+interface Slice {
+  requests: ApplyRequest[];
+  watched: { at: number; applied: Applied }[];
 }
 
 /**
  * The counter stage's handler for one partition batch of `events`. Events are checked against their
  * organization's configuration (the same rules as HTTP intake; failures go to `events.dlq` with the
- * reason), planned into series updates, and applied in one window-store call with `once` on
- * event_id, so a batch redelivered after a crash counts each event once. Every planned entity is
- * queued for the flusher even when its update was a duplicate: the process that applied it first
- * may have died before queuing it.
+ * reason), planned into series updates, and applied with `once` on event_id, a window-store call
+ * per APPLY_SLICE events, so a batch redelivered after a crash counts each event once. Every
+ * planned entity is queued for the flusher, once every slice is applied, even when its update was
+ * a duplicate: the process that applied it first may have died before queuing it.
  */
 export function createEventApplier(deps: { platform: Platform; configs: Pick<ConfigStore, 'get'>; flusher: Pick<Flusher, 'flushNow'> }) {
   const { windows, bus, clock, log } = deps.platform;
@@ -79,12 +102,28 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
   return async function handle(records: Decoded<TopicEvent>[]): Promise<void> {
     const now = clock.now();
     const rejected: Rejected[] = [];
-    const requests: ApplyRequest[] = [];
-    const planned: Applied[] = [];
+    const crossing: Applied[] = [];
     const dirty = new DueSet();
     const expiry = new DueSet();
     // One lookup per organization and batch: the loop below is per event.
     const configs = new Map<string, CompiledConfig | null>();
+    let slice: Slice = { requests: [], watched: [] };
+    /** The slice in flight, settled to its failure (held until awaited, so never unhandled) or to nothing. */
+    let inFlight: Promise<{ error: unknown } | undefined> = Promise.resolve(undefined);
+    const settle = async (): Promise<void> => {
+      const failed = await inFlight;
+      if (failed) throw failed.error;
+    };
+    const send = async (s: Slice): Promise<void> => {
+      await settle();
+      inFlight = windows.apply(s.requests).then(
+        (applied) => {
+          for (const w of s.watched) if (applied[w.at]) crossing.push(w.applied);
+          return undefined;
+        },
+        (error: unknown) => ({ error }),
+      );
+    };
     // A partition batch can hold thousands of events: planned in slices, requests served between.
     const breathe = breather(64);
     for (const { value: event, message } of records) {
@@ -101,20 +140,26 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
       if (!compiled) continue;
       const plan = planEvent(compiled, event, now);
       if (plan.updates.length === 0) continue;
-      requests.push({ entity: { scope: event.org_id, id: event.entity_id }, updates: plan.updates, once: { id: event.event_id, ttlMs: compiled.eventIdTtlMs } });
-      planned.push({ compiled, entityId: event.entity_id, watched: plan.watched });
+      if (plan.watched.length > 0) slice.watched.push({ at: slice.requests.length, applied: { compiled, entityId: event.entity_id, watched: plan.watched } });
+      slice.requests.push({ entity: { scope: event.org_id, id: event.entity_id }, updates: plan.updates, once: { id: event.event_id, ttlMs: compiled.eventIdTtlMs } });
       dirty.add(event.org_id, event.entity_id, now);
       for (const at of plan.expiries) {
         const tick = expiryTick(at, compiled.flushMs);
         expiry.add(event.org_id, `${tick}:${event.entity_id}`, tick);
       }
+      if (slice.requests.length === APPLY_SLICE) {
+        const full = slice;
+        slice = { requests: [], watched: [] };
+        await send(full);
+      }
     }
+    if (slice.requests.length > 0) await send(slice);
+    await settle();
     await rejectEvents(rejected);
-    const applied = requests.length > 0 ? await windows.apply(requests) : [];
     await Promise.all([
       ...dirty.entries().map(([org, entries]) => windows.schedule(org, DIRTY_QUEUE, entries)),
       ...expiry.entries().map(([org, entries]) => windows.schedule(org, EXPIRY_QUEUE, entries)),
     ]);
-    await flushCrossings(planned.filter((_, i) => applied[i]));
+    await flushCrossings(crossing);
   };
 }
