@@ -56,7 +56,6 @@ export async function subscribeGroup(kafka: Kafka, log: Logger, options: Subscri
     allowAutoTopicCreation: true,
     // Kafka's own linger: the broker holds a fetch until LINGER_MIN_BYTES arrive or the wait ends.
     ...(options.lingerMs ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs } : { maxWaitTimeInMs: tuning.maxWaitTimeInMs }),
-    maxBytesPerPartition: 256 * 1024,
     sessionTimeout: tuning.sessionTimeoutMs,
     heartbeatInterval: Math.min(3000, Math.floor(tuning.sessionTimeoutMs / 3)),
   });
