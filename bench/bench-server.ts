@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -25,9 +26,10 @@ export async function spawnBenchServer(moduleUrl: string, env: Record<string, st
   return { url, child };
 }
 
-/** The node options of package.json's start script. */
-export function startNodeOptions(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+/** The node options of package.json's start script (of the checkout at `root`, default this one). */
+export function startNodeOptions(root?: string): string[] {
+  const file = root ? path.join(root, 'package.json') : new URL('../package.json', import.meta.url);
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as { scripts: { start: string } };
   return pkg.scripts.start.split(/\s+/).filter((arg) => arg.startsWith('--'));
 }
 

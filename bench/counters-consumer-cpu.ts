@@ -85,7 +85,9 @@ async function drain(checkout: { name: string; root: string }, stage: string, pr
   try {
     const redisBefore = await redisCpuMicros(redis.url);
     const watch = watching ? { WEIR_CPU_OVERLAP: '1', WEIR_CPU_REDIS_PID: String(await redisPid(redis.url)), WEIR_CPU_BROKER_PID: String(await brokerPid()) } : {};
-    const child = spawn(process.execPath, [...startNodeOptions(), '--import', 'tsx', fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
+    // Each checkout runs with its own start options; WEIR_CPU_NODE_ARGS adds more (e.g. --trace-gc).
+    const nodeArgs = [...startNodeOptions(checkout.root), ...(process.env.WEIR_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
       env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), WEIR_CPU_REDIS_URL: redis.url, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
