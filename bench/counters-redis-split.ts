@@ -10,7 +10,8 @@
  *
  * `WEIR_SPLIT_BASE=/path/to/other/checkout node --import tsx bench/counters-redis-split.ts`
  * (without a base, this checkout alone). WEIR_PEERS_COUNTERS_EVENTS / _ENTITIES size the backlog
- * (default 200,000 over 20,000); WEIR_SPLIT_MODES (default `everysec,no`) the AOF modes,
+ * (default 200,000 over 20,000); WEIR_SPLIT_MODES (default `everysec,no`) the AOF modes (`no`, or an
+ * appendfsync policy, `:norewrite` after it turning the automatic AOF rewrite off),
  * WEIR_SPLIT_ROUNDS (default 2) the rounds.
  * Writes bench/results/counters-redis-split.md.
  */
@@ -69,7 +70,8 @@ async function drain(root: string, mode: string, filledAt: number): Promise<Drai
   const { counterConfigSchema } = await from<typeof import('../schemas/http/counters.js')>('schemas/http/counters.ts');
   const { systemClock } = await from<typeof import('../infra/clock.js')>('infra/clock.ts');
 
-  const redis = await startRedisServer(mode === 'no' ? [] : ['--appendonly', 'yes', '--appendfsync', mode]);
+  const [fsync, rewrite] = mode.split(':');
+  const redis = await startRedisServer(fsync === 'no' ? [] : ['--appendonly', 'yes', '--appendfsync', fsync!, ...(rewrite === 'norewrite' ? ['--auto-aof-rewrite-percentage', '0'] : [])]);
   const windows = createRedisWindowStore({ url: redis.url, commandTimeoutMs: 60_000 });
   try {
     const compiled: CompiledConfig = compileConfig(ORG, counterConfigSchema.parse({ version: 1, ...counterConfig }), []);

@@ -29,7 +29,7 @@
  * (under 128 fields: at most 64 live, two slots not yet pruned, two marks), which HGET scans in C.
  * Every generation a burst opened stays searched for a whole window, one HGET per new id each:
  * sixteen-fold steps open half the generations four-fold ones did (a backlog of 500,000 ids into a
- * fresh scope: five instead of nine, 8 HGETs an id fewer by 4; bench/results/counters-redis-split.md).
+ * fresh scope: five instead of nine, 4.1 HGETs a new id instead of 7.7; counters-redis-split.notes.md).
  * The earlier layout (a meta hash and buckets per six-hour slot, `legacy .. slot`) is still
  * searched, read-only but for state changes in place, until its last ids are forgotten (30 hours
  * after this layout's first write): an absent slot costs one HGETALL a script call.
