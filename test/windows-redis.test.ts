@@ -112,6 +112,22 @@ describe('redis window store: key layout', () => {
     }
   });
 
+  it('shrinks the newest generation four-fold at a slot start when the last slot filled it under 16 ids a bucket', async () => {
+    const keyPrefix = `${runPrefix}shrink:`;
+    const slot = Math.floor(Date.now() / SLOT_MS);
+    const expireAt = (slot + 1) * SLOT_MS + DAY_MS;
+    const metaKey = `${keyPrefix}j:{acme}:${SLOT_MS}`;
+    // The slot before grew a generation of 256 buckets and added 300 ids: 5 × 300 over the window, under 16 a bucket.
+    await admin.hset(metaKey, 'top', 1, 'c', slot - 1, 'n', 300, 'e', expireAt, '1', `256,${slot - 1},${expireAt}`);
+    const store = createRedisWindowStore({ url, keyPrefix });
+    try {
+      expect(await store.reserveIds('acme', ['first-of-slot'], DAY_MS)).toEqual(['new']);
+      expect(await admin.hmget(metaKey, 'top', '2', 'c', 'n')).toEqual(['2', `64,${slot},${expireAt}`, String(slot), '1']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('forgets an id whose slot left the window, and prunes it from its bucket when written two slots later', async () => {
     const keyPrefix = `${runPrefix}prune:`;
     const store = createRedisWindowStore({ url, keyPrefix });
