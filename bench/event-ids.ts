@@ -32,8 +32,9 @@ export async function keyBytes(redis: Redis, pattern: string): Promise<{ bytes: 
 }
 
 /**
- * Buckets of the one generation a steady rate of `perSlot` ids a slot leaves (scripts.ts IDS): grown
- * four-fold from one while the window's `slots` slots would hold over 64 ids a bucket.
+ * Buckets of the one generation a steady rate of `perSlot` ids a slot leaves (scripts.ts IDS): the
+ * fewest, a power of four, at which the window's `slots` slots hold at most 64 ids a bucket (grown
+ * sixteen-fold, then shrunk four-fold at a slot's start while under 16 a bucket).
  */
 export function steadyBuckets(perSlot: number, slots: number): number {
   let b = 1;

@@ -92,20 +92,37 @@ describe('redis window store: key layout', () => {
     const keyPrefix = `${runPrefix}generations:`;
     const store = createRedisWindowStore({ url, keyPrefix });
     try {
-      const ids = Array.from({ length: 150 }, (_, i) => `gen-${i}`);
+      const ids = Array.from({ length: 250 }, (_, i) => `gen-${i}`);
       // Calls of ten ids, so the counts must survive from one script call to the next.
       for (let i = 0; i < ids.length; i += 10) expect(await store.reserveIds('acme', ids.slice(i, i + 10), DAY_MS)).toEqual(Array(10).fill('new'));
       const slot = Math.floor(Date.now() / SLOT_MS);
       const expireAt = (slot + 1) * SLOT_MS + DAY_MS;
-      // A 24-hour window spans five slots: a generation grows four-fold once 5 × (ids this slot) passes 64 a bucket.
+      // A 24-hour window spans five slots: a generation grows sixteen-fold once 5 × (ids this slot) passes 64 a
+      // bucket (after 12 ids, then 204), so a burst leaves half the generations, each searched for a new id.
       const gen = (b: number): string => `${b},${slot},${expireAt}`;
-      const meta = { top: '3', c: String(slot), n: '150', e: String(expireAt + 3 * SLOT_MS), 1: gen(1), 2: gen(4), 3: gen(16) };
+      const meta = { top: '3', c: String(slot), n: '250', e: String(expireAt + 3 * SLOT_MS), 1: gen(1), 2: gen(16), 3: gen(256) };
       expect(await admin.hgetall(`${keyPrefix}j:{acme}:${SLOT_MS}`)).toEqual(meta);
       // Every generation is searched: each id is found once, wherever it went.
       expect(await store.reserveIds('acme', ids, DAY_MS)).toEqual(ids.map(() => 'reserved'));
       const applied = await store.apply(ids.map((id, i) => ({ entity: { scope: 'acme', id: `u${i % 7}` }, updates: [], once: { id, ttlMs: DAY_MS } })));
       expect(applied).toEqual(ids.map(() => true));
       expect(await store.apply(ids.map((id) => ({ entity: { scope: 'acme', id: 'other' }, updates: [], once: { id, ttlMs: DAY_MS } })))).toEqual(ids.map(() => false));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('shrinks the newest generation four-fold at a slot start when the last slot filled it under 16 ids a bucket', async () => {
+    const keyPrefix = `${runPrefix}shrink:`;
+    const slot = Math.floor(Date.now() / SLOT_MS);
+    const expireAt = (slot + 1) * SLOT_MS + DAY_MS;
+    const metaKey = `${keyPrefix}j:{acme}:${SLOT_MS}`;
+    // The slot before grew a generation of 256 buckets and added 300 ids: 5 × 300 over the window, under 16 a bucket.
+    await admin.hset(metaKey, 'top', 1, 'c', slot - 1, 'n', 300, 'e', expireAt, '1', `256,${slot - 1},${expireAt}`);
+    const store = createRedisWindowStore({ url, keyPrefix });
+    try {
+      expect(await store.reserveIds('acme', ['first-of-slot'], DAY_MS)).toEqual(['new']);
+      expect(await admin.hmget(metaKey, 'top', '2', 'c', 'n')).toEqual(['2', `64,${slot},${expireAt}`, String(slot), '1']);
     } finally {
       await store.close();
     }
