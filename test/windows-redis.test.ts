@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { idDigest } from '../infra/windows/event-ids.js';
-import { createRedisWindowStore } from '../infra/windows/redis/index.js';
+import { connectWindowRedis, createRedisWindowStore } from '../infra/windows/redis/index.js';
+import { parseRedisUrl } from '../infra/windows/redis/url.js';
 import type { SeriesUpdate } from '../infra/windows/types.js';
 import { windowStoreContract } from './contracts/windows.js';
 
@@ -260,6 +261,38 @@ describe('redis window store: key layout', () => {
       expect(await store.takeDue('acme', 'dirty', 100, 10)).toEqual(['u1', 'u4', 'u2']);
       expect(await store.takeDue('acme', 'leases', 100, 10)).toEqual(['lease:u3']);
       expect(await admin.exists(`${keyPrefix}{q:acme:dirty}`, `${keyPrefix}{q:acme:leases}`)).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('redis window store: the connection', () => {
+  it('sends an apply as soon as it is called, while an earlier auto-pipeline of the same connection still waits for its answer', async () => {
+    const client = connectWindowRedis(parseRedisUrl(url), 5_000) as Redis;
+    const keyPrefix = `${runPrefix}at-once:`;
+    const store = createRedisWindowStore({ url, client, keyPrefix });
+    try {
+      await client.ping();
+      // What crosses the socket, in order: the apply's bytes going out, any answer coming in
+      // (heard before ioredis reads it, which would send a held pipeline at once).
+      const order: string[] = [];
+      const socket = client.stream;
+      socket.prependListener('data', () => order.push('answer'));
+      const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
+      socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+        if (String(chunk).includes(`${keyPrefix}{acme:u1}`)) order.push('apply');
+        return write(chunk, ...rest);
+      }) as typeof socket.write;
+      // An auto-pipelined command that holds the server 300 ms: ioredis sends no later pipeline
+      // of this connection until its answer is in.
+      const busy = client.eval("local t = redis.call('TIME'); local s = t[1] * 1e6 + t[2]; repeat t = redis.call('TIME') until t[1] * 1e6 + t[2] - s > 300000; return 1", 0);
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      const applied = store.apply([{ entity: { scope: 'acme', id: 'u1' }, updates: [{ kind: 'sum', series: 'n', bucket: 1, delta: 1, floor: 0 }], once: { id: 'e1', ttlMs: 60_000 } }]);
+      await Promise.all([busy, applied]);
+      expect(order[0]).toBe('apply');
+      expect(await store.read({ scope: 'acme', id: 'u1' }, [{ kind: 'sum', series: 'n', floor: 0 }])).toEqual([1]);
     } finally {
       await store.close();
     }

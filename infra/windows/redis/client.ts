@@ -12,9 +12,13 @@ export type RedisClient = Redis | Cluster;
  * and the outage options (outage.ts). A cluster client learns the slot map from the seed nodes and
  * follows MOVED and ASK redirections itself. `unpipelined`: scripts whose key count comes first
  * (numberOfKeys at call time), which ioredis's auto-pipelining would route by that number on a
- * cluster; they go out on their own, routed by their first key.
+ * cluster; they go out on their own, routed by their first key. `sentAtOnce`: commands a single
+ * server gets as soon as they are called. ioredis sends one auto-pipeline at a time per connection
+ * and the next only once every answer of the last is in, so commands that each hold the server
+ * about a millisecond, pipelined, make the client and the server take turns: while one works the
+ * other waits (issue 31: Redis slept a third of a backlog's drain).
  */
-export function connectRedis(address: RedisAddress, commandTimeoutMs: number, unpipelined: string[] = []): RedisClient {
+export function connectRedis(address: RedisAddress, commandTimeoutMs: number, unpipelined: string[] = [], sentAtOnce: string[] = []): RedisClient {
   const options = {
     ...outageOptions(commandTimeoutMs),
     ...(address.username ? { username: address.username } : {}),
@@ -30,7 +34,7 @@ export function connectRedis(address: RedisAddress, commandTimeoutMs: number, un
     return cluster;
   }
   const [node] = address.nodes;
-  return new Redis({ ...node, ...options, db: address.db, enableAutoPipelining: true });
+  return new Redis({ ...node, ...options, db: address.db, enableAutoPipelining: true, autoPipeliningIgnoredCommands: sentAtOnce });
 }
 
 /** The hash slot of a key (CRC16 of its hash tag, as Redis Cluster computes it). */
