@@ -19,6 +19,8 @@ export const SECTION_ORDER = [
   'counters-store',
   'lmdb-intake-ids-cpu',
   'counters-consumer-cpu',
+  'counters-consumer',
+  'counters-redis-split',
   'counters-overlap',
   'rules',
   'like',
