@@ -15,7 +15,7 @@
  * and the report goes to bench/results/counters-overlap.md.
  */
 import './scratch.js';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -29,6 +29,7 @@ import { redisCpuMicros } from './peers/support/cpu.js';
 import { allocationCosts, costTable, profileCosts, type CpuProfile } from './counters-consumer-cpu/profile-top.js';
 import { brokerPid, overlapRow, OVERLAP_HEADER, redisPid } from './counters-consumer-cpu/overlap-report.js';
 import type { OverlapSummary } from './counters-consumer-cpu/overlap.js';
+import { commitOf } from './lib/checkout.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '100000';
 process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '10000';
@@ -104,11 +105,6 @@ async function drain(checkout: { name: string; root: string }, stage: string, pr
   }
 }
 
-const commitOf = (root: string): string => {
-  const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
-  return dirty ? `${head} with uncommitted changes` : head;
-};
 const report: string[] = [];
 const say = (text: string) => {
   report.push(text);

@@ -16,7 +16,6 @@
  * Writes bench/results/counters-redis-split.md.
  */
 import './scratch.js';
-import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +29,7 @@ import type { Decoded } from '../pipelines/stage.js';
 import type { CompiledConfig } from '../domain/counters/compile.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { redisCpuMicros } from './peers/support/cpu.js';
+import { commitOf } from './lib/checkout.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '200000';
 process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '20000';
@@ -104,7 +104,6 @@ async function drain(root: string, mode: string, filledAt: number): Promise<Drai
   }
 }
 
-const commitOf = (root: string): string => execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const report: string[] = [];
 const say = (text: string) => {
   report.push(text);

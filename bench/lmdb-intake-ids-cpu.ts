@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { commitOf } from './lib/checkout.js';
 
 const EVENTS = 40_000;
 const CALL = 500;
@@ -68,8 +69,7 @@ if (process.argv[2] === '--one') {
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
-  const rev = (root: string) => execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  console.log(`Checkouts: base ${rev(checkouts[0]!.root)}, this ${rev(checkouts[1]!.root)} (uncommitted changes count). ${EVENTS} new ids in calls of ${CALL}, 5 slots of ${PER_SLOT} ids each.\n`);
+  console.log(`Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(checkouts[1]!.root)}. ${EVENTS} new ids in calls of ${CALL}, 5 slots of ${PER_SLOT} ids each.\n`);
   console.log('| round | checkout | CPU µs per event (reserveIds + apply once) | 1-min load |\n| ---: | --- | ---: | ---: |');
   console.log(rows.join('\n'));
   console.log(`\nMedian: base ${median(figures.base!).toFixed(1)} µs, this ${median(figures.this!).toFixed(1)} µs (${(median(figures.this!) / median(figures.base!)).toFixed(2)}×).`);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS_COUNTED_AT_CALL, createRedisWindowStore } from '../infra/windows/redis/index.js';
-import { connectRedis, type RedisClient } from '../infra/windows/redis/client.js';
+import { connectWindowRedis, createRedisWindowStore } from '../infra/windows/redis/index.js';
+import type { RedisClient } from '../infra/windows/redis/client.js';
 import { parseRedisUrl } from '../infra/windows/redis/url.js';
 import type { ApplyRequest, WindowStore } from '../infra/windows/types.js';
 import { windowStoreContract } from './contracts/windows.js';
@@ -42,7 +42,7 @@ describe.runIf(shouldRun('redisClusterUrl'))('redis window store on a Redis Clus
 
   /** A store whose process dies at `command`: that call and every later one fail, the earlier ones went through. */
   function dyingAt(keyPrefix: string, command: string): WindowStore {
-    const client = connectRedis(parseRedisUrl(url), 1000, KEYS_COUNTED_AT_CALL);
+    const client = connectWindowRedis(parseRedisUrl(url), 1000);
     let dead = false;
     const dying = new Proxy(client, {
       get(target, prop, receiver) {
@@ -107,7 +107,7 @@ describe.runIf(shouldRun('redisClusterUrl'))('redis window store on a Redis Clus
   it('keeps the order of the chunks of one slot when a command is sent again late, as after a MOVED redirection', async () => {
     // One entity, 300 requests: the entity step goes out in several chunks. The first is held back
     // as a redirection holds a command; the ids repeat, so a later chunk run first would take them.
-    const client = connectRedis(parseRedisUrl(url), 1000, KEYS_COUNTED_AT_CALL);
+    const client = connectWindowRedis(parseRedisUrl(url), 1000);
     let held = false;
     const late = new Proxy(client, {
       get(target, prop, receiver) {

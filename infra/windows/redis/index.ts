@@ -113,7 +113,7 @@ const weightOf = (r: ApplyRequest): number => (r.once ? 4 : 1) + r.updates.lengt
 export const APPLY_IN_FLIGHT = 4 * APPLY_WEIGHT;
 
 /** Scripts defined without numberOfKeys (client.ts connectRedis). */
-export const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity', 'weirWindowRead'];
+const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity', 'weirWindowRead'];
 
 /**
  * The store's connection. On one server its apply and reserve scripts, about a millisecond of
@@ -123,9 +123,7 @@ export const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weir
  * counter drain: bench/results/counters-overlap.md).
  */
 export const connectWindowRedis = (address: RedisAddress, commandTimeoutMs: number): RedisClient =>
-  connectRedis(address, commandTimeoutMs, KEYS_COUNTED_AT_CALL, SENT_AT_ONCE);
-
-const SENT_AT_ONCE = ['weirWindowApply', 'weirWindowReserve'];
+  connectRedis(address, commandTimeoutMs, KEYS_COUNTED_AT_CALL, ['weirWindowApply', 'weirWindowReserve']);
 
 const ID_STATES: IdState[] = ['new', 'reserved', 'applied'];
 
