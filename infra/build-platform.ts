@@ -30,12 +30,13 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
     ? createKafkaBus({
         brokers: config.KAFKA_BROKERS,
         clientId: config.KAFKA_CLIENT_ID,
+        namespace: config.KAFKA_NAMESPACE,
         log: log.child({ adapter: 'kafka' }),
         // Partitions of one member are handled side by side; order within a partition is kept.
         tuning: { partitionsConsumedConcurrently: config.KAFKA_PARTITIONS_CONCURRENTLY },
       })
     : await createEmbeddedBus({ dir: path.join(dataDir, 'log'), log: log.child({ adapter: 'embedded-log' }), metrics });
-  const codec = createCodec({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL });
+  const codec = createCodec({ schemaRegistryUrl: config.SCHEMA_REGISTRY_URL, namespace: config.KAFKA_NAMESPACE });
   const windows = config.REDIS_URL
     ? failFastOnOutage(
         createRedisWindowStore({

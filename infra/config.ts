@@ -33,6 +33,8 @@ export const envSchema = z.object({
   API_KEYS: apiKeysSchema.default([]),
   KAFKA_BROKERS: csv.pipe(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'each broker must be host:port')).min(1)).optional(),
   KAFKA_CLIENT_ID: z.string().default('weir'),
+  /** Prefix (`<namespace>.`) of this deployment's topics, consumer groups and schema subjects on a shared Kafka cluster. */
+  KAFKA_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1 to 100 letters, digits, _ or -').optional(),
   KAFKA_PARTITIONS_CONCURRENTLY: positiveInt.default(6),
   SCHEMA_REGISTRY_URL: z.url().optional(),
   /** redis://host:port[/db], or redis+cluster://host:port,host:port (seeds of a Redis Cluster). */

@@ -7,7 +7,7 @@ import { keyPartitioner } from '../infra/bus/kafka/partitioner.js';
 import fc from 'fast-check';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
 import type { Bus } from '../infra/bus/types.js';
-import { busContract, consume, jsonMessage, uniqueName } from './contracts/bus.js';
+import { bodyOf, busContract, consume, jsonMessage, uniqueName } from './contracts/bus.js';
 import { busCrashSuite } from './fixtures/bus-crash-harness.js';
 import { requireAddress, shouldRun } from './support/infra.js';
 
@@ -93,6 +93,36 @@ describe.skipIf(!shouldRun('kafkaBrokers'))('kafka bus on a real broker', () => 
       expect(finished).toEqual(['urgent', 'bulk']);
     } finally {
       await bus.close();
+    }
+  });
+
+  it('keeps deployments with their own KAFKA_NAMESPACE apart on one cluster: records, groups and lag', async () => {
+    const [a, b] = [uniqueName('ns'), uniqueName('ns')];
+    const named = (namespace: string): Bus => createKafkaBus({ brokers: requireAddress('kafkaBrokers').split(','), clientId: `weir-test-${process.pid}`, log, namespace });
+    const [busA, busB, plain] = [named(a), named(b), kafkaBus()];
+    try {
+      // The same logical topic and group in both deployments.
+      const topic = uniqueName('shared');
+      const groupId = uniqueName('g');
+      for (const [bus, who] of [[busA, 'a'], [busB, 'b']] as const) {
+        await bus.ensureTopics([{ topic, partitions: 2 }]);
+        await bus.send(topic, [jsonMessage('k1', { who }), jsonMessage('k2', { who })]);
+      }
+      const [ca, cb] = await Promise.all([consume(busA, { groupId, topics: [topic] }), consume(busB, { groupId, topics: [topic] })]);
+      await Promise.all([ca.waitFor('2 messages', (d) => d.length >= 2), cb.waitFor('2 messages', (d) => d.length >= 2)]);
+      await Promise.all([ca.stop(), cb.stop()]);
+      // Each member held both partitions of its own topic: no rebalance across deployments.
+      expect(ca.delivered.map((m) => [m.topic, bodyOf(m).who])).toEqual([[topic, 'a'], [topic, 'a']]);
+      expect(cb.delivered.map((m) => [m.topic, bodyOf(m).who])).toEqual([[topic, 'b'], [topic, 'b']]);
+      expect(await busA.lag(groupId, topic)).toEqual([{ partition: 0, lag: 0 }, { partition: 1, lag: 0 }]);
+      // On Kafka the names carry the namespace; the bare names hold nothing.
+      const seen = await consume(plain, { groupId: uniqueName('g'), topics: [`${a}.${topic}`] });
+      await seen.waitFor("a's 2 messages", (d) => d.length >= 2);
+      await seen.stop();
+      expect(seen.delivered.map((m) => bodyOf(m).who)).toEqual(['a', 'a']);
+      expect(await plain.lag(`${a}.${groupId}`, `${a}.${topic}`)).toEqual([{ partition: 0, lag: 0 }, { partition: 1, lag: 0 }]);
+    } finally {
+      await Promise.all([busA.close(), busB.close(), plain.close()]);
     }
   });
 

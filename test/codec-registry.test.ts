@@ -34,6 +34,15 @@ describe.skipIf(!shouldRun('schemaRegistryUrl'))('codec with a schema registry',
     expect(await createCodec().decode(topic, bytes)).toEqual(sample);
   });
 
+  it('registers under the topic as Kafka names it in a KAFKA_NAMESPACE', async () => {
+    const [topic, sample] = Object.entries(codecSamples)[0]!;
+    const namespace = `ns${randomUUID().slice(0, 8)}`;
+    const bytes = await createCodec({ schemaRegistryUrl: url(), namespace }).encode(topic, sample);
+    const latest = (await getJson(`/subjects/${encodeURIComponent(`${namespace}.${topic}-value`)}/versions/latest`)) as { id: number };
+    expect(latest.id).toBe(bytes.readInt32BE(1));
+    expect(await createCodec({ schemaRegistryUrl: url() }).decode(topic, bytes)).toEqual(sample);
+  });
+
   it('gives concurrent first messages of a topic one schema id and adds no subject version for them', async () => {
     await createCodec({ schemaRegistryUrl: url() }).encode('events', codecSamples.events);
     const before = (await getJson('/subjects/events-value/versions')) as number[];

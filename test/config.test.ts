@@ -56,6 +56,7 @@ describe('configuration from the environment', () => {
     ['PORT', 'eighty', /PORT/],
     ['PORT', '70000', /PORT/],
     ['KAFKA_BROKERS', 'localhost', /KAFKA_BROKERS.*host:port/],
+    ['KAFKA_NAMESPACE', 'staging.eu', /KAFKA_NAMESPACE.*letters, digits, _ or -/],
     ['REDIS_URL', 'not a url', /REDIS_URL/],
     ['REDIS_URL', 'redis://a:6379,b:6379', /REDIS_URL.*several nodes need redis\+cluster/],
     ['REDIS_URL', 'redis+cluster://a:7000,b:port', /REDIS_URL.*node "b:port" must be host:port/],

@@ -68,6 +68,9 @@ function crashSuite(name: string, infraEnv: () => Record<string, string>) {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-counters-crash-'));
     const env = {
       ...infraEnv(),
+      // Topics and groups of its own: another test file's counters service on the same broker
+      // would otherwise join the group weir.counters and take partitions of this run's events.
+      KAFKA_NAMESPACE: runId,
       DATA_DIR: path.join(dir, 'data'),
       CHDB_PATH: path.join(dir, 'clickhouse'),
       // A key of its own and no edge limit in reach: the live-value polls below send 200 requests

@@ -16,7 +16,8 @@ describe.skipIf(!shouldRun('kafkaBrokers') || !shouldRun('redisUrl'))('rule engi
   beforeAll(async () => {
     p = await startTestProcess({
       services: [countersService, rulesService({ counters: createCounterReader })],
-      env: { KAFKA_BROKERS: requireAddress('kafkaBrokers'), REDIS_URL: requireAddress('redisUrl') },
+      // Topics and groups of its own (KAFKA_NAMESPACE): the counters crash test runs a counters service on the same broker.
+      env: { KAFKA_BROKERS: requireAddress('kafkaBrokers'), KAFKA_NAMESPACE: `rules${run}`, REDIS_URL: requireAddress('redisUrl') },
     });
   });
   afterAll(async () => {

@@ -121,5 +121,6 @@ describe('delivery worker crash', () => {
 });
 
 describe.skipIf(!(shouldRun('kafkaBrokers') && shouldRun('redisUrl')))('delivery worker crash on real infrastructure', () => {
-  crashSuite('Kafka + Redis', () => ({ KAFKA_BROKERS: requireAddress('kafkaBrokers'), REDIS_URL: requireAddress('redisUrl'), ...(realInfra.clickhouseUrl ? { CLICKHOUSE_URL: realInfra.clickhouseUrl } : {}) }));
+  // Topics and groups of its own (KAFKA_NAMESPACE): other test files run services on the same broker.
+  crashSuite('Kafka + Redis', () => ({ KAFKA_BROKERS: requireAddress('kafkaBrokers'), KAFKA_NAMESPACE: `webhooks${Date.now()}`, REDIS_URL: requireAddress('redisUrl'), ...(realInfra.clickhouseUrl ? { CLICKHOUSE_URL: realInfra.clickhouseUrl } : {}) }));
 });

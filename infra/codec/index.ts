@@ -4,12 +4,15 @@ import { loadTopicSchemas } from './load-schemas.js';
 import { localAvro } from './local-avro.js';
 import { registryAvro } from './registry-avro.js';
 import { MAGIC_BYTE } from './wire.js';
+import { kafkaNames } from '../bus/names.js';
 
 export { CodecError, type Codec } from './types.js';
 
 export interface CodecOptions {
   /** Confluent-compatible registry: producers then write Avro, registered under `<topic>-value`. */
   schemaRegistryUrl?: string;
+  /** The deployment's KAFKA_NAMESPACE: subjects are named after the topics as Kafka knows them. */
+  namespace?: string;
   /** Folder of `<topic>.avsc` files (default: schemas/avro of this checkout). */
   schemasDir?: string;
   /**
@@ -44,7 +47,7 @@ function decodeJson(topic: string, bytes: Buffer): unknown {
  */
 export function createCodec(opts: CodecOptions = {}): Codec {
   const schemas = loadTopicSchemas(opts.schemasDir);
-  const avro: AvroFormat = opts.schemaRegistryUrl ? registryAvro(opts.schemaRegistryUrl) : localAvro;
+  const avro: AvroFormat = opts.schemaRegistryUrl ? registryAvro(opts.schemaRegistryUrl, kafkaNames(opts.namespace)) : localAvro;
   const writeAvro = Boolean(opts.schemaRegistryUrl) || opts.localAvro === true;
 
   return {

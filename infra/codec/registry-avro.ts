@@ -4,6 +4,7 @@ import type { AvroFormat } from './avro-format.js';
 import { avroOptions } from './json-text.js';
 import { plainRecord } from './topic-schema.js';
 import { readWire } from './wire.js';
+import type { KafkaNames } from '../bus/names.js';
 
 /** avsc's Type is the reader schema the client wants; its declared type is narrower. */
 type ReaderSchema = NonNullable<NonNullable<DecodeOptions[SchemaType.AVRO]>['readerSchema']>;
@@ -18,20 +19,20 @@ function isUnknownSchema(err: unknown): boolean {
 
 /**
  * Avro through a Confluent-compatible schema registry. A topic's schema is registered once per
- * process under `<topic>-value` (BACKWARD compatibility, the client's default). Reading resolves
+ * process under `<topic>-value`, the topic's name on Kafka (with its namespace: names.ts) (BACKWARD compatibility, the client's default). Reading resolves
  * the writer's schema (by the message's id) against the local one, so messages written with an
  * older compatible schema decode into the current shape.
  * Registry outages surface as ordinary (retriable) errors; only messages that can never decode
  * become CodecError.
  */
-export function registryAvro(url: string): AvroFormat {
+export function registryAvro(url: string, names: KafkaNames): AvroFormat {
   const registry = new SchemaRegistry({ host: url }, { [SchemaType.AVRO]: avroOptions() });
   const ids = new Map<string, Promise<number>>();
 
   function schemaId(topic: string, text: string): Promise<number> {
     let id = ids.get(topic);
     if (!id) {
-      id = registry.register({ type: SchemaType.AVRO, schema: text }, { subject: `${topic}-value` }).then((r) => r.id);
+      id = registry.register({ type: SchemaType.AVRO, schema: text }, { subject: `${names.topic(topic)}-value` }).then((r) => r.id);
       // A failed registration is tried again by the next message, not remembered.
       void id.catch(() => ids.delete(topic));
       ids.set(topic, id);

@@ -2,6 +2,7 @@ import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from '
 import type { Logger } from 'pino';
 import type { Batch, ConsumedMessage, Headers, SubscribeOptions, Subscription } from '../types.js';
 import { down, up } from '../../health.js';
+import type { KafkaNames } from '../names.js';
 
 export interface GroupTuning {
   /** Partition batches handled at once by one member; order within a partition is kept regardless. */
@@ -50,9 +51,9 @@ function toConsumed(topic: string, partition: number, m: KafkaMessage): Consumed
  * commits nothing; kafkajs backs off, fetches again from the last resolved offset and redelivers
  * the batch, and after its retries restarts the member, which resumes from the committed offset.
  */
-export async function subscribeGroup(kafka: Kafka, log: Logger, options: SubscribeOptions, tuning: GroupTuning): Promise<Subscription> {
+export async function subscribeGroup(kafka: Kafka, log: Logger, options: SubscribeOptions, tuning: GroupTuning, names: KafkaNames): Promise<Subscription> {
   const consumer = kafka.consumer({
-    groupId: options.groupId,
+    groupId: names.group(options.groupId),
     allowAutoTopicCreation: true,
     // Kafka's own linger: the broker holds a fetch until LINGER_MIN_BYTES arrive or the wait ends.
     ...(options.lingerMs ? { minBytes: LINGER_MIN_BYTES, maxWaitTimeInMs: options.lingerMs } : { maxWaitTimeInMs: tuning.maxWaitTimeInMs }),
@@ -61,13 +62,13 @@ export async function subscribeGroup(kafka: Kafka, log: Logger, options: Subscri
   });
   await consumer.connect();
   try {
-    await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning ?? true });
+    await consumer.subscribe({ topics: options.topics.map(names.topic), fromBeginning: options.fromBeginning ?? true });
     const ready = whenReady(consumer, options.groupId, tuning.readyTimeoutMs);
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: Math.max(options.concurrency ?? 1, tuning.partitionsConsumedConcurrently),
-      eachBatch: (payload) => handleBatch(payload, options, log),
+      eachBatch: (payload) => handleBatch(payload, options, log, names),
     });
     await ready;
   } catch (err) {
@@ -89,15 +90,16 @@ export async function subscribeGroup(kafka: Kafka, log: Logger, options: Subscri
   };
 }
 
-async function handleBatch(payload: EachBatchPayload, options: SubscribeOptions, log: Logger): Promise<void> {
+async function handleBatch(payload: EachBatchPayload, options: SubscribeOptions, log: Logger, names: KafkaNames): Promise<void> {
   const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat } = payload;
   if (batch.messages.length === 0) return;
   const { topic, partition } = batch;
+  const logical = names.logical(topic);
   const delivered: Batch = {
-    topic,
+    topic: logical,
     partition,
     highWatermark: batch.highWatermark,
-    messages: batch.messages.map((m) => toConsumed(topic, partition, m)),
+    messages: batch.messages.map((m) => toConsumed(logical, partition, m)),
   };
   // A long handler must not look like a dead member to the coordinator.
   const beat = setInterval(() => {

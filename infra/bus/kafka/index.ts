@@ -9,12 +9,15 @@ import { defaultTuning, subscribeGroup, type GroupTuning } from './consumer.js';
 import { lazy, type Lazy } from './lazy.js';
 import { keyPartitioner } from './partitioner.js';
 import { kafkaLogLevel, pinoLogCreator } from './log.js';
+import { kafkaNames } from '../names.js';
 
 export interface KafkaBusOptions {
   brokers: string[];
   clientId: string;
   log: Logger;
   tuning?: Partial<GroupTuning>;
+  /** Prefix of this deployment's topics and groups on a shared cluster (names.ts). */
+  namespace?: string;
 }
 
 /**
@@ -44,6 +47,7 @@ interface Lane {
  */
 export function createKafkaBus(opts: KafkaBusOptions): Bus {
   const tuning: GroupTuning = { ...defaultTuning, ...opts.tuning };
+  const names = kafkaNames(opts.namespace);
   const kafka = new Kafka({
     clientId: opts.clientId,
     brokers: opts.brokers,
@@ -89,7 +93,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
       pending = [];
       const p = await producer.get();
       for (const chunk of chunkBySize(items, sizeOf, REQUEST_BUDGET_BYTES)) {
-        await p.sendBatch({ topicMessages: [{ topic, messages: chunk.map(toKafkaMessage) }], acks: -1 });
+        await p.sendBatch({ topicMessages: [{ topic: names.topic(topic), messages: chunk.map(toKafkaMessage) }], acks: -1 });
       }
     });
     lane = {
@@ -110,7 +114,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
     kind: 'kafka',
 
     async ensureTopics(topics) {
-      await ensureTopics(await admin.get(), topics);
+      await ensureTopics(await admin.get(), topics.map((t) => ({ ...t, topic: names.topic(t.topic) })));
     },
 
     async send(topic, messages) {
@@ -121,7 +125,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
 
     async subscribe(options) {
       if (closed) throw new Error('kafka bus is closed');
-      const inner = await subscribeGroup(kafka, opts.log.child({ group: options.groupId }), options, tuning);
+      const inner = await subscribeGroup(kafka, opts.log.child({ group: options.groupId }), options, tuning, names);
       if (closed) {
         // close() ran while this member was joining and could not see it.
         await inner.stop();
@@ -149,7 +153,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
     },
 
     async lag(groupId, topic) {
-      return groupLag(await admin.get(), groupId, topic);
+      return groupLag(await admin.get(), names.group(groupId), names.topic(topic));
     },
 
     async close() {
