@@ -1,8 +1,9 @@
 /**
- * The Weir side of the counters pair: per round a fresh redis-server (AOF, fsync every second), the
- * group `weir.counters` set back to the start of `events`, and a Weir process (the counters service,
- * `npm start`'s node options) draining the backlog; then the sample read over HTTP and checked, and
- * the window store's own ceiling taken on another fresh Redis.
+ * The Weir side of the counters pair: per round a fresh window store (a redis-server with AOF, fsync
+ * every second; or, for the embedded default, a fresh LMDB file), the group `weir.counters` set back
+ * to the start of `events`, and a Weir process (the counters service, `npm start`'s node options)
+ * draining the backlog; then the sample read over HTTP and checked and, on Redis, the window store's
+ * own ceiling taken on another fresh Redis.
  */
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -34,9 +35,12 @@ export interface WeirContext {
   ceilings: number[];
 }
 
-const env = (ctx: WeirContext, dataDir: string, redisUrl: string): Record<string, string> => ({
+/** Where the Weir side keeps its windows: Redis (REDIS_URL) or the embedded default, LMDB under DATA_DIR. */
+export type WeirStore = 'redis' | 'lmdb';
+
+const env = (ctx: WeirContext, dataDir: string, redisUrl: string | undefined): Record<string, string> => ({
   KAFKA_BROKERS: ctx.brokers.join(','),
-  REDIS_URL: redisUrl,
+  ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
   DATA_DIR: dataDir,
   CHDB_PATH: ctx.chdbPath,
   CLICKHOUSE_DATABASE: 'peers',
@@ -100,18 +104,19 @@ function troubleCounter(child: import('node:child_process').ChildProcess): { fai
   return counts;
 }
 
-export function weirSide(ctx: WeirContext): Side {
+export function weirSide(ctx: WeirContext, store: WeirStore): Side {
   return {
-    name: 'Weir on Kafka + Redis (counters service, Redis AOF everysec, default timeouts)',
+    name: store === 'redis' ? 'Weir on Kafka + Redis (counters service, Redis AOF everysec, default timeouts)' : 'Weir on Kafka + LMDB (counters service, the embedded default window store)',
     async run(round) {
-      const redis = await startRedisServer(DURABLE_REDIS);
+      const redis = store === 'redis' ? await startRedisServer(DURABLE_REDIS) : undefined;
       let ceilingRedis: Awaited<ReturnType<typeof startRedisServer>> | undefined;
       try {
         await ctx.admin.resetOffsets({ groupId: GROUP, topic: EVENTS_TOPIC, earliest: true });
         const startedAt = performance.now();
-        const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis.url));
+        // A fresh DATA_DIR a round: on LMDB, a fresh store, so every event id is new as on a fresh Redis.
+        const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis?.url));
         const trouble = troubleCounter(child);
-        const cpu = async () => ({ weir: await processCpuMicros(child.pid!), redis: await redisCpuMicros(redis.url), broker: await processCpuMicros(ctx.brokerPid) });
+        const cpu = async () => ({ weir: await processCpuMicros(child.pid!), redis: redis ? await redisCpuMicros(redis.url) : 0, broker: await processCpuMicros(ctx.brokerPid) });
         let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
         try {
           const drain = await waitDrained({ admin: ctx.admin, groupId: GROUP, topic: EVENTS_TOPIC, total: EVENTS, startedAt, timeoutMs: DRAIN_TIMEOUT_MS, alive: () => child.exitCode === null, onFirstCommit: async () => void (atFirst = await cpu()) });
@@ -119,17 +124,19 @@ export function weirSide(ctx: WeirContext): Side {
           const per = (k: 'weir' | 'redis' | 'broker') => ((atEnd[k] - atFirst![k]) / drain.settled).toFixed(0);
           const wrong = mismatches(await readSample(url), ctx.filledAt());
           ctx.notes.push(
-            `Weir round ${round + 1}: ${fmt(drain.rate)} events/s from the first commit to the last (${fmt(drain.settled)} events); first commit ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${per('redis')} µs Redis, ${per('broker')} µs broker; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+            `Weir${redis ? '' : ' on LMDB'} round ${round + 1}: ${fmt(drain.rate)} events/s from the first commit to the last (${fmt(drain.settled)} events); first commit ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${redis ? `${per('redis')} µs Redis, ` : ''}${per('broker')} µs broker; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
           );
           await stop(child);
-          ceilingRedis = await startRedisServer(DURABLE_REDIS);
-          ctx.ceilings.push(await storeCeiling(ceilingRedis.url, ctx.filledAt()));
+          if (redis) {
+            ceilingRedis = await startRedisServer(DURABLE_REDIS);
+            ctx.ceilings.push(await storeCeiling(ceilingRedis.url, ctx.filledAt()));
+          }
           return drain.rate;
         } finally {
           await stop(child);
         }
       } finally {
-        await redis.kill();
+        await redis?.kill();
         await ceilingRedis?.kill();
       }
     },

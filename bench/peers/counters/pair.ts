@@ -1,0 +1,90 @@
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
+import { fmt, median, runPair, type Beside } from '../harness.js';
+import { startOwnBroker } from '../support/kafka-broker.js';
+import { streamsSide, STREAM_THREADS } from './streams-side.js';
+import { configureWeir, weirSide, type WeirContext, type WeirStore } from './weir-side.js';
+import { ENTITIES, EVENTS, fillTopic, PARTITIONS, SPREAD_HOURS } from './workload.js';
+
+
+/**
+ * The counters pair (bench/peers/counters.ts), its Weir side on Redis or on the embedded default's
+ * LMDB (bench/peers/counters-lmdb.ts): the same broker setup, workload, checks and Kafka Streams side.
+ */
+export async function countersPair(store: WeirStore): Promise<void> {
+  const run = Date.now().toString(36);
+  const notes: string[] = [];
+  const beside: Beside[] = [];
+  const broker = await startOwnBroker();
+  const admin = new Kafka({ clientId: 'peers-admin', brokers: broker.brokers, logLevel: logLevel.ERROR }).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic: EVENTS_TOPIC, numPartitions: PARTITIONS }], waitForLeaders: true });
+    let filledAt = 0;
+    const weirRates: number[] = [];
+    const ctx: WeirContext = {
+      admin,
+      brokers: broker.brokers,
+      brokerPid: broker.pid,
+      chdbPath: await mkdtemp(path.join(os.tmpdir(), 'peers-chdb-')),
+      dataDir: () => mkdtemp(path.join(os.tmpdir(), 'peers-weir-')),
+      filledAt: () => filledAt,
+      notes,
+      ceilings: [],
+    };
+    await configureWeir(ctx);
+    const fillStarted = performance.now();
+    filledAt = Date.now();
+    await fillTopic(broker.brokers, filledAt);
+    const resized = process.env.WEIR_PEERS_COUNTERS_EVENTS || process.env.WEIR_PEERS_COUNTERS_ENTITIES ? ` (this run's size set by WEIR_PEERS_COUNTERS_EVENTS=${EVENTS} WEIR_PEERS_COUNTERS_ENTITIES=${ENTITIES}; the default is 500,000 over 50,000)` : '';
+    notes.push(`Workload: ${fmt(EVENTS)} events over ${fmt(ENTITIES)} entities${resized}, ${SPREAD_HOURS === 0 ? 'every occurred_at at the present time' : `occurred_at spread over the ${SPREAD_HOURS} hours before the fill`}, unique ids, JSON as Weir's intake writes them, keyed <org>:<entity>, in ${PARTITIONS} partitions of a broker of the pair's own (infra/scripts/kafka.sh, 512 MiB heap); filled in ${((performance.now() - fillStarted) / 1000).toFixed(0)} s.`);
+
+    const weir = weirSide(ctx, store);
+    const id = store === 'redis' ? 'counters' : 'counters-lmdb';
+    await runPair({
+      id,
+      order: store === 'redis' ? 1 : 1.5,
+      title: `Counters: Weir on Kafka + ${store === 'redis' ? 'Redis' : 'LMDB (the embedded default)'} vs Kafka Streams 3.9.2`,
+      metric: 'settled events/s',
+      higherIsBetter: true,
+      goal: { ratio: 1, text: 'Weir ≥ 1.0× Kafka Streams' },
+      weir: {
+        ...weir,
+        run: async (round) => {
+          const rate = await weir.run(round);
+          weirRates.push(rate);
+          return rate;
+        },
+        // The store's ceiling, measured in each Weir round after its drain, goes beside the pair.
+        teardown: async () => {
+          if (ctx.ceilings.length === 0) return;
+          beside.push({ name: "Weir's Redis window store alone, the same updates (planEvent, apply with once ids, calls of 500, six in flight)", value: median(ctx.ceilings), unit: 'events/s', text: `median of ${ctx.ceilings.map((c) => fmt(c)).join(', ')}` });
+          beside.push({ name: 'Weir / its store alone, median of the rounds (goal of the counters work: ≥ 0.7×)', value: median(weirRates.map((r, i) => r / ctx.ceilings[i]!)), unit: '×' });
+        },
+      },
+      peer: streamsSide({ admin, brokers: broker.brokers, brokerPid: broker.pid, filledAt: () => filledAt, notes, run }),
+      commands: [
+        `npm run bench:peers -- ${id}`,
+        '# or alone:',
+        `node --expose-gc --max-semi-space-size=64 --heap-growing-percent=100 --import tsx bench/peers/${id}.ts`,
+        '# events arriving at the present time:',
+        `WEIR_PEERS_COUNTERS_SPREAD_HOURS=0 npm run bench:peers -- ${id}`,
+      ],
+      guarantees: [
+        'Both: each event id counted once per organization; windows exact to the second at both edges (per-second buckets, a window at now covers (now − window, now]); the same three values, checked on 50 sampled entities after every drain against values computed from the generator.',
+        store === 'lmdb'
+          ? 'Weir: consumer offsets committed after the LMDB window store synced the batch to disk (kill -9 safe); once ids kept 25 hours; buckets leave the store as they leave the window; the flusher writes the values to the counter table (chDB) every 10 s during the drain.'
+          : 'Weir: consumer offsets committed after the Redis window store answered; once ids kept 25 hours in Redis; state in Redis with AOF appendfsync everysec (a Redis process crash loses nothing; a machine crash up to about one second of answered writes); the 1-second command timeout of the defaults; buckets leave Redis as they leave the window; the flusher writes the values to the counter table (chDB) every 10 s during the drain.',
+        `Kafka Streams: exactly_once_v2 (store changes, their changelog records and the offsets in one Kafka transaction, committed every 100 ms); statestore.cache.max.bytes=0, so every store update goes to its changelog topic as it happens; RocksDB stores restored from the changelogs (replication factor 1 on this one broker); ${STREAM_THREADS} stream threads; the event-id store and old buckets are never pruned (no punctuator: the run is shorter than a window).`,
+      ],
+      notes,
+      beside,
+    });
+  } finally {
+    await admin.disconnect();
+    await broker.stop();
+  }
+}
