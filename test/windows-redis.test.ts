@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createHash, randomUUID } from 'node:crypto';
+import { Command, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { idDigest } from '../infra/windows/event-ids.js';
 import { connectWindowRedis, createRedisWindowStore } from '../infra/windows/redis/index.js';
 import { parseRedisUrl } from '../infra/windows/redis/url.js';
+import { framedScript, RespWriter } from '../infra/windows/redis/resp-frame.js';
 import type { SeriesUpdate } from '../infra/windows/types.js';
 import { windowStoreContract } from './contracts/windows.js';
 
@@ -293,6 +294,51 @@ describe('redis window store: the connection', () => {
       await Promise.all([busy, applied]);
       expect(order[0]).toBe('apply');
       expect(await store.read({ scope: 'acme', id: 'u1' }, [{ kind: 'sum', series: 'n', floor: 0 }])).toEqual([1]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('redis window store: the apply frame', () => {
+  // Strings whose utf8 length needs more digits than their length (4 characters, 12 bytes), a
+  // surrogate pair, an empty one, one of three-digit length, and a Buffer, as the apply sends them.
+  const args: (string | Buffer)[] = ['2', '漢字漢字', 'w:{acme:ключ-é}', 'é'.repeat(50), '', 'x'.repeat(123), 'count%3ah1', 's,1,0.5,0', idDigest('e1'), '🙂'];
+  const lua = "return 'é'";
+
+  it('sends the bytes ioredis sends for the same arguments: EVAL on a connection the script is new to, then EVALSHA', async () => {
+    const writer = new RespWriter(16);
+    for (const a of args) {
+      if (typeof a === 'string') writer.string(a);
+      else writer.bytes(a);
+    }
+    const script = framedScript(lua);
+    const frame = script.frame(writer);
+    writer.reset();
+    writer.string('reused');
+    const socket = {};
+    const written: Buffer[] = [];
+    const redis = { sendCommand: async (c: Command) => written.push(c.toWritable(socket) as Buffer) } as unknown as Redis;
+    await script.call(redis, frame);
+    await script.call(redis, frame);
+    const sha = createHash('sha1').update(lua).digest('hex');
+    const ioredis = (name: string, first: string): Buffer => Buffer.from(new Command(name, [first, ...args]).toWritable(socket));
+    expect(written).toEqual([ioredis('eval', lua), ioredis('evalsha', sha)]);
+  });
+
+  it('applies and reads an entity and a series named in other scripts than Latin, and applies again after SCRIPT FLUSH', async () => {
+    const keyPrefix = `${runPrefix}frame:`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    const entity = { scope: 'acme', id: '漢字漢字-ключ-🙂' };
+    const apply = (id: string) => store.apply([{ entity, updates: [{ kind: 'sum', series: 'счёт:1', bucket: 1, delta: 1, floor: 0 }], once: { id, ttlMs: 60_000 } }]);
+    try {
+      expect(await apply('e1')).toEqual([true]);
+      expect(await admin.exists(`${keyPrefix}{acme:${entity.id}}`)).toBe(1);
+      // NOSCRIPT: the call is sent again with the script itself.
+      await admin.script('FLUSH');
+      expect(await apply('e2')).toEqual([true]);
+      expect(await apply('e2')).toEqual([false]);
+      expect(await store.read(entity, [{ kind: 'sum', series: 'счёт:1', floor: 0 }])).toEqual([2]);
     } finally {
       await store.close();
     }

@@ -1,5 +1,5 @@
 import type { Redis, Result } from 'ioredis';
-import type { ApplyRequest, EntityReads, EntityRef, Hold, IdState, SeriesRead, WindowStore } from '../types.js';
+import type { ApplyRequest, EntityReads, EntityRef, Hold, IdState, SeriesRead, SeriesUpdate, WindowStore } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { idDigest, idSlots } from '../event-ids.js';
@@ -7,13 +7,13 @@ import { APPLY, APPLY_ENTITY, CLAIM, DROP_HOLD, HOLD, ONCE_BEGIN, ONCE_COMMIT, R
 import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl, type RedisAddress } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
+import { framedScript, RespWriter } from './resp-frame.js';
 import { moveOldQueues } from './old-queues.js';
 import { down, up } from '../../health.js';
 import { createInFlightLimit, type InFlightLimit } from '../../in-flight-limit.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    weirWindowApply(numberOfKeys: number, ...keysAndArgs: (string | Buffer)[]): Result<number[], Context>;
     weirWindowReserve(route: string, ...args: (string | Buffer)[]): Result<number[], Context>;
     weirWindowUnreserve(route: string, ...args: (string | Buffer)[]): Result<number, Context>;
     weirWindowOnceBegin(route: string, ...args: (string | Buffer)[]): Result<number[], Context>;
@@ -53,6 +53,22 @@ export interface RedisWindowStoreOptions {
  */
 const SPECIAL = /[%:{}]/;
 const esc = (s: string): string => (SPECIAL.test(s) ? s.replace(/[%:{}]/g, (c) => `%${c.charCodeAt(0).toString(16)}`) : s);
+
+/**
+ * Series names escaped, remembered: every counter's series holds a ':' (`<name>:<hash>`,
+ * domain/counters/compile.ts), so each update would pay a replace. The names come from the
+ * organizations' configurations, a few each; the bound only guards against a flood of them.
+ */
+const SERIES_NAMES = 10_000;
+const escapedSeries = new Map<string, string>();
+function seriesName(series: string): string {
+  let name = escapedSeries.get(series);
+  if (name === undefined) {
+    if (escapedSeries.size >= SERIES_NAMES) escapedSeries.clear();
+    escapedSeries.set(series, (name = esc(series)));
+  }
+  return name;
+}
 
 /**
  * Key layout, for one server and Redis Cluster alike: the keys of one entity carry the hash tag
@@ -113,26 +129,27 @@ const weightOf = (r: ApplyRequest): number => (r.once ? 4 : 1) + r.updates.lengt
 export const APPLY_IN_FLIGHT = 4 * APPLY_WEIGHT;
 
 /** Scripts defined without numberOfKeys (client.ts connectRedis). */
-const KEYS_COUNTED_AT_CALL = ['weirWindowApply', 'weirWindowClaim', 'weirWindowApplyEntity', 'weirWindowRead'];
+const KEYS_COUNTED_AT_CALL = ['weirWindowClaim', 'weirWindowApplyEntity', 'weirWindowRead'];
 
 /**
  * The store's connection. On one server its apply and reserve scripts, about a millisecond of
  * server work each (APPLY_WEIGHT, ID_CHUNK), go out as soon as called, not in the next
  * auto-pipeline: the in-flight limit, not the pipeline, bounds what the server has queued, and
  * Redis works on one chunk while the client plans the next (1.62x the events a second of a
- * counter drain: bench/results/counters-overlap.md).
+ * counter drain: bench/results/counters-overlap.md). The apply goes out through `sendCommand`
+ * (resp-frame.ts), which ioredis never pipelines.
  */
 export const connectWindowRedis = (address: RedisAddress, commandTimeoutMs: number): RedisClient =>
-  connectRedis(address, commandTimeoutMs, KEYS_COUNTED_AT_CALL, ['weirWindowApply', 'weirWindowReserve']);
+  connectRedis(address, commandTimeoutMs, KEYS_COUNTED_AT_CALL, ['weirWindowReserve']);
 
 const ID_STATES: IdState[] = ['new', 'reserved', 'applied'];
 
-/** Two arguments per update, numbers packed (see APPLY): ioredis's cost grows with the argument count. */
+/** An update's numbers packed in one argument (see APPLY): the cost of a call grows with its argument count. */
+const packed = (u: SeriesUpdate): string => (u.kind === 'sum' ? `s,${u.bucket},${u.delta},${u.floor}` : `m,${u.value}`);
+
+/** Two arguments per update: the series, then its numbers. */
 function pushUpdates(args: (string | Buffer)[], r: ApplyRequest): void {
-  for (const u of r.updates) {
-    if (u.kind === 'sum') args.push(esc(u.series), `s,${u.bucket},${u.delta},${u.floor}`);
-    else args.push(esc(u.series), `m,${u.value}`);
-  }
+  for (const u of r.updates) args.push(seriesName(u.series), packed(u));
 }
 
 const toNumber = (v: string | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
@@ -141,8 +158,8 @@ const toNumber = (v: string | null | undefined): number | null => (v === null ||
 const readArgs = (reads: SeriesRead[]): string[] => {
   const args = [String(reads.length)];
   for (const r of reads) {
-    if (r.kind === 'sum') args.push('s', esc(r.series), String(r.floor));
-    else args.push('m', esc(r.series), '');
+    if (r.kind === 'sum') args.push('s', seriesName(r.series), String(r.floor));
+    else args.push('m', seriesName(r.series), '');
   }
   return args;
 };
@@ -185,7 +202,8 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   redis.on('error', (err: Error) => opts.onConnectionError?.(err));
   let closed = false;
   const script = (lua: string): string => (cluster ? `#!lua\n${lua}` : lua);
-  redis.defineCommand('weirWindowApply', { lua: script(APPLY) });
+  // One server only: a cluster applies in steps (cluster-apply.ts).
+  const applyScript = framedScript(APPLY);
   redis.defineCommand('weirWindowClaim', { lua: script(CLAIM) });
   redis.defineCommand('weirWindowReserve', { numberOfKeys: 1, lua: script(RESERVE) });
   redis.defineCommand('weirWindowUnreserve', { numberOfKeys: 1, lua: script(UNRESERVE) });
@@ -207,6 +225,10 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       throw err;
     }));
   const applyLimit = opts.applyLimit ?? createInFlightLimit(APPLY_IN_FLIGHT);
+  // Reused by every apply chunk: its frame is copied out before the next one is built.
+  const keyArgs = new RespWriter();
+  const requestArgs = new RespWriter();
+  const callArgs = new RespWriter();
   const clusterApply = createClusterApply({
     redis,
     limit: applyLimit,
@@ -244,28 +266,37 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       const now = Date.now();
       const calls: Promise<number[]>[] = [];
       for (const chunk of chunkBySize(requests, weightOf, APPLY_WEIGHT)) {
-        const keyList: string[] = [];
+        // The script's arguments (APPLY): its keys, then idle TTL, grids and each request's part.
+        keyArgs.reset();
+        requestArgs.reset();
         const gridIndex = new Map<IdGrid, number>();
-        const gridArgs: string[] = [];
-        const args: (string | Buffer)[] = [];
         let weight = 0;
         for (const r of chunk) {
           weight += weightOf(r);
-          keyList.push(key.entity(r.entity));
+          keyArgs.string(key.entity(r.entity));
           if (r.once) {
             const grid = gridOf(r.entity.scope, r.once.ttlMs, now);
             let index = gridIndex.get(grid);
-            if (index === undefined) {
-              gridIndex.set(grid, (index = gridIndex.size + 1));
-              gridArgs.push(...grid.args);
-            }
-            args.push(`${index},${r.updates.length}`, idDigest(r.once.id));
+            if (index === undefined) gridIndex.set(grid, (index = gridIndex.size + 1));
+            requestArgs.string(`${index},${r.updates.length}`);
+            requestArgs.bytes(idDigest(r.once.id));
           } else {
-            args.push(`,${r.updates.length}`);
+            requestArgs.string(`,${r.updates.length}`);
           }
-          pushUpdates(args, r);
+          for (const u of r.updates) {
+            requestArgs.string(seriesName(u.series));
+            requestArgs.string(packed(u));
+          }
         }
-        calls.push(applyLimit.run(weight, () => redis.weirWindowApply(keyList.length, ...keyList, idleTtl, String(gridIndex.size), ...gridArgs, ...args)));
+        callArgs.reset();
+        callArgs.string(String(keyArgs.count));
+        callArgs.append(keyArgs);
+        callArgs.string(idleTtl);
+        callArgs.string(String(gridIndex.size));
+        for (const grid of gridIndex.keys()) for (const a of grid.args) callArgs.string(a);
+        callArgs.append(requestArgs);
+        const frame = applyScript.frame(callArgs);
+        calls.push(applyLimit.run(weight, () => applyScript.call(redis as Redis, frame) as Promise<number[]>));
       }
       return (await Promise.all(calls)).flatMap((applied) => applied.map((a) => a === 1));
     },
