@@ -22,6 +22,8 @@ export const SECTION_ORDER = [
   'counters-consumer',
   'counters-redis-split',
   'counters-overlap',
+  'counters-apply-frame',
+  'counters-redis-floor',
   'rules',
   'like',
   'screening',
