@@ -144,7 +144,7 @@ await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap
 async function measure(): Promise<void> {
   const storeText = onLmdb ? 'the embedded LMDB window store as build-platform.ts opens it, in a new directory' : 'Redis window store with the 1-second timeout, against a new redis-server without persistence';
   const sized = ['WEIR_PEERS_COUNTERS_EVENTS', 'WEIR_PEERS_COUNTERS_ENTITIES'].map((name) => `${name}=${process.env[name]} `).join('');
-  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}, two checkouts alternating (issue 31)
+  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}${onLmdb ? ' on the embedded LMDB store' : ''}, two checkouts alternating (issue 31)
 
 Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${onLmdb ? 'WEIR_CPU_STORE=lmdb ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
 Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}. Workload: ${EVENTS} events over ${ENTITIES} entities
