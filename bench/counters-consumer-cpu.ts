@@ -10,6 +10,10 @@
  * rounds, one drain per checkout runs under V8's CPU profiler and allocation sampler (the profiles
  * are kept in WEIR_CPU_PROFILE_DIR if set). Writes bench/results/counters-consumer-cpu.md.
  *
+ * With WEIR_CPU_STORE=lmdb the stage runs on the embedded default's LMDB window store instead, in a
+ * new directory per drain (no redis-server; Redis CPU is 0), and the report goes to
+ * bench/results/counters-lmdb-cpu.md.
+ *
  * With WEIR_CPU_OVERLAP=1 every drain is watched instead (bench/counters-consumer-cpu/overlap.ts:
  * cores busy per process every 100 ms, the apply limit, each partition's phase), no profiles run,
  * and the report goes to bench/results/counters-overlap.md.
@@ -17,7 +21,7 @@
 import './scratch.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -46,6 +50,8 @@ const checkouts = [
 ];
 const run = `cpu-${Date.now().toString(36)}`;
 const watching = process.env.WEIR_CPU_OVERLAP === '1';
+const onLmdb = process.env.WEIR_CPU_STORE === 'lmdb';
+if (onLmdb && watching) throw new Error('WEIR_CPU_OVERLAP watches the Redis store only');
 const topic = `${run}-events`;
 
 interface Drain {
@@ -81,15 +87,25 @@ interface DrainResult {
   overlap?: OverlapSummary;
 }
 
-async function drain(checkout: { name: string; root: string }, stage: string, profile?: string): Promise<DrainResult & { redisMicros: number }> {
+/** The window store of one drain: a new LMDB directory, or a new redis-server (with its CPU counted). */
+async function newStore(): Promise<{ env: Record<string, string>; cpuMicros: () => Promise<number>; remove: () => Promise<void> }> {
+  if (onLmdb) {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'weir-cpu-lmdb-'));
+    return { env: { WEIR_CPU_LMDB_DIR: path.join(dir, 'state.lmdb') }, cpuMicros: async () => 0, remove: () => rm(dir, { recursive: true, force: true }) };
+  }
   const redis = await startRedisServer();
+  return { env: { WEIR_CPU_REDIS_URL: redis.url }, cpuMicros: () => redisCpuMicros(redis.url), remove: () => redis.kill() };
+}
+
+async function drain(checkout: { name: string; root: string }, stage: string, profile?: string): Promise<DrainResult & { redisMicros: number }> {
+  const store = await newStore();
   try {
-    const redisBefore = await redisCpuMicros(redis.url);
-    const watch = watching ? { WEIR_CPU_OVERLAP: '1', WEIR_CPU_REDIS_PID: String(await redisPid(redis.url)), WEIR_CPU_BROKER_PID: String(await brokerPid()) } : {};
+    const redisBefore = await store.cpuMicros();
+    const watch = watching ? { WEIR_CPU_OVERLAP: '1', WEIR_CPU_REDIS_PID: String(await redisPid(store.env.WEIR_CPU_REDIS_URL!)), WEIR_CPU_BROKER_PID: String(await brokerPid()) } : {};
     // Each checkout runs with its own start options; WEIR_CPU_NODE_ARGS adds more (e.g. --trace-gc).
     const nodeArgs = [...startNodeOptions(checkout.root), ...(process.env.WEIR_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
     const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
-      env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), WEIR_CPU_REDIS_URL: redis.url, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
+      env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), ...store.env, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let result: DrainResult | undefined;
@@ -99,9 +115,9 @@ async function drain(checkout: { name: string; root: string }, stage: string, pr
     });
     const [code] = (await once(child, 'exit')) as [number | null];
     if (!result) throw new Error(`${checkout.name} consumer exited with ${code} before draining`);
-    return { ...result, redisMicros: (await redisCpuMicros(redis.url)) - redisBefore };
+    return { ...result, redisMicros: (await store.cpuMicros()) - redisBefore };
   } finally {
-    await redis.kill();
+    await store.remove();
   }
 }
 
@@ -123,23 +139,24 @@ try {
   await admin.deleteTopics({ topics: [topic] });
   await admin.disconnect();
 }
-await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
+await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : onLmdb ? 'counters-lmdb-cpu.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
 
 async function measure(): Promise<void> {
+  const storeText = onLmdb ? 'the embedded LMDB window store as build-platform.ts opens it, in a new directory' : 'Redis window store with the 1-second timeout, against a new redis-server without persistence';
   const sized = ['WEIR_PEERS_COUNTERS_EVENTS', 'WEIR_PEERS_COUNTERS_ENTITIES'].map((name) => `${name}=${process.env[name]} `).join('');
-  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}, two checkouts alternating (issue 31)
+  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}${onLmdb ? ' on the embedded LMDB store' : ''}, two checkouts alternating (issue 31)
 
-Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
+Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${onLmdb ? 'WEIR_CPU_STORE=lmdb ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
 Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}. Workload: ${EVENTS} events over ${ENTITIES} entities
 (bench/peers/counters/workload.ts: one configuration of a 1-hour count, a 24-hour sum and last seen; occurred_at spread over
 24 hours; unique ids; JSON), on a topic of ${PARTITIONS} partitions of the test broker (${brokers.join(',')}). Each drain is a new
 process running the counter stage as pipelines/counters/index.ts does (bench/counters-consumer-cpu/consumer.ts: Kafka bus, six
-partitions in flight, Redis window store with the 1-second timeout; no flusher, no HTTP) against a new redis-server without
-persistence. CPU is the consumer process's user + system time from the stage's start to its last event; Redis's from INFO cpu.
+partitions in flight, ${storeText}; no flusher, no HTTP). CPU is the consumer process's user + system time from the stage's
+start to its last event${onLmdb ? " (LMDB's write thread and fsyncs included; no Redis)" : "; Redis's from INFO cpu"}.
 The machine's 2 cores are shared with other engineers' work: the 1-minute load is beside each drain.
 
-| round | checkout | consumer CPU (µs/event) | Redis CPU (µs/event) | events/s | 1-min load |
-| ---: | --- | ---: | ---: | ---: | ---: |`);
+| round | checkout | consumer CPU (µs/event) |${onLmdb ? '' : ' Redis CPU (µs/event) |'} events/s | 1-min load |
+| ---: | --- | ---: |${onLmdb ? '' : ' ---: |'} ---: | ---: |`);
   const drains: Drain[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? checkouts : [...checkouts].reverse();
@@ -148,7 +165,7 @@ The machine's 2 cores are shared with other engineers' work: the 1-minute load i
       const d = await drain(checkout, `${run}-${checkout.name}-${round}`);
       const row: Drain = { checkout: checkout.name, round: round + 1, cpuPerEvent: d.cpuMicros / EVENTS, redisPerEvent: d.redisMicros / EVENTS, rate: EVENTS / (d.wallMs / 1000), load, ...(d.overlap ? { overlap: d.overlap } : {}) };
       drains.push(row);
-      say(`| ${row.round} | ${row.checkout} | ${row.cpuPerEvent.toFixed(1)} | ${row.redisPerEvent.toFixed(1)} | ${row.rate.toFixed(0)} | ${load.toFixed(1)} |`);
+      say(`| ${row.round} | ${row.checkout} | ${row.cpuPerEvent.toFixed(1)} |${onLmdb ? '' : ` ${row.redisPerEvent.toFixed(1)} |`} ${row.rate.toFixed(0)} | ${load.toFixed(1)} |`);
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -1,7 +1,8 @@
 /**
  * The process measured by bench/counters-consumer-cpu.ts: the counter stage alone (the same
  * `startStage` + `createEventApplier` the counters service runs, Kafka bus and Redis window store
- * as build-platform.ts makes them), draining a filled topic. The code is imported from the checkout
+ * as build-platform.ts makes them, or with WEIR_CPU_LMDB_DIR the embedded default's LMDB store in
+ * that directory), draining a filled topic. The code is imported from the checkout
  * at WEIR_CPU_ROOT, so one bench compares two worktrees. Prints one JSON line: the process's CPU
  * (user + system, every thread) from before the stage starts until the last event is handled. With
  * WEIR_CPU_PROFILE=<file> the V8 CPU profiler (what `node --cpu-prof` runs) records that same
@@ -24,6 +25,7 @@ const from = <T>(file: string): Promise<T> => import(`${root}/${file}`) as Promi
 
 const { createKafkaBus } = await from<typeof import('../../infra/bus/kafka/index.js')>('infra/bus/kafka/index.ts');
 const redisStore = await from<typeof import('../../infra/windows/redis/index.js')>('infra/windows/redis/index.ts');
+const lmdbStore = await from<typeof import('../../infra/windows/lmdb/index.js')>('infra/windows/lmdb/index.ts');
 const { createInFlightLimit } = await from<typeof import('../../infra/in-flight-limit.js')>('infra/in-flight-limit.ts');
 const { failFastOnOutage } = await from<typeof import('../../infra/windows/redis/outage.js')>('infra/windows/redis/outage.ts');
 const { createCodec } = await from<typeof import('../../infra/codec/index.js')>('infra/codec/index.ts');
@@ -39,7 +41,10 @@ const kafkaBus = createKafkaBus({ brokers: process.env.WEIR_CPU_BROKERS!.split('
 // A checkout whose store takes its apply limit from the caller lets the overlap sampler watch it.
 const budget = (redisStore as { APPLY_IN_FLIGHT?: number }).APPLY_IN_FLIGHT;
 const limit = budget ? { limit: createInFlightLimit(budget), budget } : undefined;
-const store = failFastOnOutage(redisStore.createRedisWindowStore({ url: process.env.WEIR_CPU_REDIS_URL!, commandTimeoutMs: 1000, ...(limit ? { applyLimit: limit.limit } : {}) }));
+const lmdbDir = process.env.WEIR_CPU_LMDB_DIR;
+const store = lmdbDir
+  ? await lmdbStore.createLmdbWindowStore({ dir: lmdbDir })
+  : failFastOnOutage(redisStore.createRedisWindowStore({ url: process.env.WEIR_CPU_REDIS_URL!, commandTimeoutMs: 1000, ...(limit ? { applyLimit: limit.limit } : {}) }));
 const overlap = process.env.WEIR_CPU_OVERLAP
   ? watchOverlap({ bus: kafkaBus, windows: store, limit, redisPid: Number(process.env.WEIR_CPU_REDIS_PID), brokerPid: Number(process.env.WEIR_CPU_BROKER_PID) })
   : undefined;
