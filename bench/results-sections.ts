@@ -24,6 +24,7 @@ export const SECTION_ORDER = [
   'counters-overlap',
   'counters-apply-frame',
   'counters-redis-floor',
+  'counters-lmdb-cpu',
   'rules',
   'like',
   'screening',
