@@ -102,7 +102,10 @@ async function floorSide(url: string): Promise<void> {
         for (const u of r.updates) {
           if (u.kind === 'max') {
             const m = `${u.series}:m`;
-            if (!(f.get(m)! >= u.value)) set.push(m, u.value), f.set(m, u.value);
+            if (!(f.get(m)! >= u.value)) {
+              set.push(m, u.value);
+              f.set(m, u.value);
+            }
             continue;
           }
           const b = `${u.series}:${u.bucket}`;
