@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { open } from 'lmdb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLmdbWindowStore } from '../infra/windows/lmdb/index.js';
 import type { ApplyRequest, EntityRef } from '../infra/windows/types.js';
@@ -166,6 +167,35 @@ describe('lmdb window store: housekeeping', () => {
       expect(await readAll(store)).toEqual([0, 0, 2]);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('lmdb window store: entity records', () => {
+  it('reads, updates and expires entities written in the object form before, and writes them as arrays', async () => {
+    const dir = await tempDir();
+    const key = ['e', entity.scope, entity.id];
+    const idle = ['e', entity.scope, 'idle'];
+    const raw = open({ path: dir, compression: false });
+    await raw.put(key, { t: Date.now(), s: { n: [3, 1, 3], amt: [0.3, 1, 0.3] }, m: { seen: 7 } });
+    await raw.put(idle, { t: 1, s: {}, m: { seen: 1 } });
+    await raw.close();
+
+    const store = await createLmdbWindowStore({ dir, housekeepingIntervalMs: 3_600_000 });
+    try {
+      expect(await readAll(store)).toEqual([3, 0.3, 7]);
+      await store.apply([counted(1)]);
+      expect(await readAll(store)).toEqual([4, 0.4, 7]);
+      expect(await store.housekeep(Date.now())).toBe(1);
+    } finally {
+      await store.close();
+    }
+    const after = open({ path: dir, compression: false });
+    try {
+      expect(after.get(key)).toEqual([expect.any(Number), ['n', [4, 1, 4], 'amt', [0.4, 1, 0.4]], ['seen', 7]]);
+      expect(after.get(idle)).toBeUndefined();
+    } finally {
+      await after.close();
     }
   });
 });

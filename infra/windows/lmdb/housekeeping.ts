@@ -1,4 +1,5 @@
 import type { Key, RootDatabase } from 'lmdb';
+import { touchedAtOf, type StoredEntity } from './entity-record.js';
 import { KEYSPACES } from './keys.js';
 import type { WriteBehind } from './write-behind.js';
 import { turn } from '../../breather.js';
@@ -80,7 +81,7 @@ export function createHousekeeper(deps: HousekeeperDeps) {
     // idle TTL of days (reads already treat idle entities as gone).
     if (now - lastFullSweep < FULL_SWEEP_MS) return removed;
     lastFullSweep = now;
-    removed += await sweepRange([KEYSPACES.entity], [KEYSPACES.entity, '\uffff'], (v) => now - (v as { t: number }).t > deps.idleTtlMs);
+    removed += await sweepRange([KEYSPACES.entity], [KEYSPACES.entity, '\uffff'], (v) => now - touchedAtOf(v as StoredEntity) > deps.idleTtlMs);
     removed += await sweepRange([KEYSPACES.lease], [KEYSPACES.lease, '\uffff'], (v) => (v as number) <= now);
     removed += await sweepRange([KEYSPACES.hold], [KEYSPACES.hold, '\uffff'], (v) => (v as { e: number }).e <= now);
     return removed;

@@ -4,10 +4,10 @@ import { open, type Key, type RootDatabase } from 'lmdb';
 import { tryLock } from '../../fs/writer-lock.js';
 import { idDigest, idSlots } from '../event-ids.js';
 import { evict, update, type Entity } from '../memory/state.js';
-import { SumSeries } from '../memory/sum-series.js';
 import type { EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
 import { down, up } from '../../health.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
+import { decodeEntity, encodeEntity, touchedAtOf, type StoredEntity } from './entity-record.js';
 import { createHousekeeper } from './housekeeping.js';
 import { KEYSPACES } from './keys.js';
 import { createWriteBehind } from './write-behind.js';
@@ -32,31 +32,12 @@ export interface LmdbWindowStore extends WindowStore {
 /** Requests (or ids) a transaction body handles at most: a few milliseconds on the event loop. */
 const CHUNK = 200;
 
-/** What an entity is stored as: its series packed as SumSeries.toJSON() arrays. */
-interface StoredEntity {
-  t: number;
-  s: Record<string, number[]>;
-  m: Record<string, number>;
-}
-
 /** A hold as stored: holder, token, expiry (epoch ms). */
 interface StoredHold {
   h: string;
   t: string;
   e: number;
 }
-
-const decode = (v: StoredEntity): Entity => ({
-  touchedAt: v.t,
-  sums: new Map(Object.entries(v.s).map(([name, packed]) => [name, SumSeries.fromJSON(packed)])),
-  maxes: new Map(Object.entries(v.m)),
-});
-
-const encode = (e: Entity): StoredEntity => ({
-  t: e.touchedAt,
-  s: Object.fromEntries([...e.sums].map(([name, s]) => [name, s.toJSON()])),
-  m: Object.fromEntries(e.maxes),
-});
 
 /**
  * The embedded window store on LMDB (the `lmdb` package): state lives in a memory-mapped B+tree
@@ -108,7 +89,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
 
   const liveEntity = (key: Key, at: number): Entity | undefined => {
     const v = writes.get(key) as StoredEntity | undefined;
-    return v && at - v.t <= idleTtlMs ? decode(v) : undefined;
+    return v && at - touchedAtOf(v) <= idleTtlMs ? decodeEntity(v) : undefined;
   };
 
   const readNow = (entity: EntityRef, reads: SeriesRead[], at: number): (number | null)[] => {
@@ -123,7 +104,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     });
     // Eviction is for good, as on Redis: issued (seen by every later call, not awaited to disk:
     // it is not a change a caller relies on) before the answer.
-    if (evicts) writes.put(key, encode(e));
+    if (evicts) writes.put(key, encodeEntity(e));
     return values;
   };
 
@@ -196,7 +177,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
             entry.e.touchedAt = at;
             return true;
           });
-          for (const { key, e } of touched.values()) writes.put(key, encode(e));
+          for (const { key, e } of touched.values()) writes.put(key, encodeEntity(e));
           return applied;
         },
         options?.sync,

@@ -1,6 +1,6 @@
 /**
  * Key layout (lmdb's ordered keys: arrays compare element by element, numbers numerically):
- *   ['e', scope, id]                          entity: touched-at, sum series, maxima
+ *   ['e', scope, id]                          entity: touched-at, sum series, maxima (entity-record.ts)
  *   ['i', scope, slotMs, slot, digest]        event id (event-ids.ts grid): 0 reserved, 1 applied
  *   ['m', scope, slotMs, slot]                an id slot's latest expiry, for housekeeping
  *   ['q', scope, queue, dueAt, id] + ['Q', scope, queue, id] -> dueAt   due queues, earliest first
