@@ -25,6 +25,8 @@ export const SECTION_ORDER = [
   'counters-apply-frame',
   'counters-redis-floor',
   'counters-lmdb-cpu',
+  'counters-lmdb-records',
+  'counters-lmdb-ids',
   'rules',
   'like',
   'screening',

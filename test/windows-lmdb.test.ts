@@ -3,8 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { open } from 'lmdb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { open, type RootDatabase } from 'lmdb';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { idDigest, idSlots } from '../infra/windows/event-ids.js';
 import { createLmdbWindowStore } from '../infra/windows/lmdb/index.js';
 import type { ApplyRequest, EntityRef } from '../infra/windows/types.js';
 import { windowStoreContract } from './contracts/windows.js';
@@ -18,6 +19,18 @@ const tempDir = async (): Promise<string> => {
   dirs.push(dir);
   return path.join(dir, 'windows', 'state.lmdb');
 };
+
+/** Every lmdb database this file's stores open, newest last (to count the reads of one). */
+const opened = vi.hoisted(() => [] as RootDatabase[]);
+vi.mock('lmdb', async (importOriginal) => {
+  const lmdb = await importOriginal<typeof import('lmdb')>();
+  const open = (...args: unknown[]): RootDatabase => {
+    const db = (lmdb.open as (...a: unknown[]) => RootDatabase)(...args);
+    opened.push(db);
+    return db;
+  };
+  return { ...lmdb, open };
+});
 
 windowStoreContract('lmdb', async (opts) => createLmdbWindowStore({ dir: await tempDir(), ...opts }));
 
@@ -196,6 +209,82 @@ describe('lmdb window store: entity records', () => {
       expect(after.get(idle)).toBeUndefined();
     } finally {
       await after.close();
+    }
+  });
+});
+
+describe('lmdb window store: event ids', () => {
+  const DAY_MS = 86_400_000;
+  const SLOT_MS = 6 * 3_600_000;
+  const onceIn = (id: string): ApplyRequest => ({ ...event, once: { id, ttlMs: DAY_MS } });
+
+  /** Runs `body` at `now` (Date only), counting the newest store's lmdb gets of event-id keys, either layout. */
+  async function idGetsAt(now: number, body: () => Promise<unknown>): Promise<number> {
+    const get = vi.spyOn(opened.at(-1)!, 'get');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now);
+    try {
+      await body();
+      return get.mock.calls.filter(([key]) => Array.isArray(key) && (key[0] === 'i' || key[0] === 'j')).length;
+    } finally {
+      vi.useRealTimers();
+      get.mockRestore();
+    }
+  }
+
+  // Slots of a 24-hour window: five from last - 4 to last; spans of eight slots from a multiple of eight.
+  const oneSpan = (8 * 10_400 + 7) * SLOT_MS + 3_600_000;
+  const twoSpans = (8 * 10_400 + 2) * SLOT_MS + 3_600_000;
+
+  it('looks a new id up in one key while its window lies in one span of slots, two while it straddles two (not one a slot)', async () => {
+    const store = await createLmdbWindowStore({ dir: await tempDir(), housekeepingIntervalMs: 3_600_000 });
+    try {
+      expect(await idGetsAt(oneSpan, () => store.apply([onceIn('a')]))).toBe(1);
+      expect(await idGetsAt(oneSpan, () => store.reserveIds('acme', ['b'], DAY_MS))).toBe(1);
+      expect(await idGetsAt(twoSpans, () => store.apply([onceIn('c')]))).toBe(2);
+      // An id added four slots earlier, in the span before, is still found; one out of the window is new.
+      let answers: unknown[] = [];
+      await idGetsAt(twoSpans - 4 * SLOT_MS, () => store.reserveIds('acme', ['d', 'e'], DAY_MS));
+      await idGetsAt(twoSpans - 5 * SLOT_MS, () => store.apply([onceIn('f')]));
+      await idGetsAt(twoSpans, async () => (answers = await store.reserveIds('acme', ['d', 'f'], DAY_MS)));
+      expect(answers).toEqual(['reserved', 'new']);
+      await idGetsAt(twoSpans, async () => (answers = await store.apply([onceIn('d'), onceIn('d'), onceIn('e')])));
+      expect(answers).toEqual([true, false, true]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('still finds ids stored by the earlier layout (a key per slot) until housekeeping drops their slot, then stops searching it', async () => {
+    const dir = await tempDir();
+    await (await createLmdbWindowStore({ dir })).close();
+    const slots = idSlots(DAY_MS, oneSpan);
+    const slot = slots.last - 1;
+    const raw = open({ path: dir, compression: false });
+    const digest = (id: string) => idDigest(id).toString('base64url');
+    await raw.put(['i', 'acme', slots.slotMs, slot, digest('old-applied')], 1);
+    await raw.put(['i', 'acme', slots.slotMs, slot, digest('old-reserved')], 0);
+    await raw.put(['m', 'acme', slots.slotMs, slot], (slot + 1) * slots.slotMs + DAY_MS);
+    await raw.close();
+
+    const store = await createLmdbWindowStore({ dir, housekeepingIntervalMs: 3_600_000 });
+    try {
+      let answers: unknown[] = [];
+      await idGetsAt(oneSpan, async () => (answers = await store.apply([onceIn('old-applied')])));
+      expect(answers).toEqual([false]);
+      await idGetsAt(oneSpan, async () => (answers = await store.reserveIds('acme', ['old-reserved', 'old-applied', 'fresh'], DAY_MS)));
+      expect(answers).toEqual(['reserved', 'applied', 'new']);
+      await idGetsAt(oneSpan, async () => (answers = await store.apply([onceIn('old-reserved'), onceIn('old-reserved')])));
+      expect(answers).toEqual([true, false]);
+      expect(store.countIds()).toBe(3);
+      // While the earlier slot is in the window, a new id is looked for there too.
+      expect(await idGetsAt(oneSpan, () => store.apply([onceIn('new-1')]))).toBe(2);
+
+      expect(await store.housekeep((slot + 1) * slots.slotMs + DAY_MS)).toBe(2);
+      expect(store.countIds()).toBe(2);
+      expect(await idGetsAt(oneSpan, () => store.apply([onceIn('new-2')]))).toBe(1);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -7,9 +7,10 @@ import { hash } from 'node:crypto';
  * passed, so an id is remembered for at least its window and at most one slot longer (24 to 30
  * hours for the default 24-hour window). A lookup covers the slots from floor((now - ttl) / L) to
  * floor(now / L): five for a 24-hour window. L is fixed for every window of six hours or more, so
- * changing an organization's window among those never moves its ids to another grid. LMDB keeps a
- * key per slot and id and searches each slot; Redis keeps an id once, with its slot in its value,
- * and counts it absent once that slot is out of the window (redis/scripts.ts IDS): one lookup.
+ * changing an organization's window among those never moves its ids to another grid. Both stores
+ * keep an id once, with its slot in its value, and count it absent once that slot is out of the
+ * window: Redis once per generation of buckets (redis/scripts.ts IDS: one lookup), LMDB once per
+ * span of eight slots (lmdb/ids.ts: one or two lookups).
  */
 const SLOT_MS = 6 * 3_600_000;
 

@@ -1,5 +1,6 @@
 import type { Key, RootDatabase } from 'lmdb';
 import { touchedAtOf, type StoredEntity } from './entity-record.js';
+import type { IdSet } from './ids.js';
 import { KEYSPACES } from './keys.js';
 import type { WriteBehind } from './write-behind.js';
 import { turn } from '../../breather.js';
@@ -11,7 +12,7 @@ import { turn } from '../../breather.js';
  * its write thread; the next slice starts once they are committed. A key with a write not yet
  * committed was just written, so it is left alone. Other calls interleave between slices, so a
  * sweep over millions of ids or entities never holds the process.
- * - id slots whose expiry passed are deleted whole, slot by slot (every interval);
+ * - id spans (ids.ts) and earlier-layout id slots whose expiry passed are deleted whole, one by one (every interval);
  * - entities idle longer than the idle TTL, and leases and holds whose expiry passed (at most hourly).
  */
 const SLICE_KEYS = 5_000;
@@ -21,6 +22,7 @@ const FULL_SWEEP_MS = 3_600_000;
 export interface HousekeeperDeps {
   db: RootDatabase;
   writes: WriteBehind;
+  ids: IdSet;
   idleTtlMs: number;
   intervalMs: number;
 }
@@ -66,17 +68,28 @@ export function createHousekeeper(deps: HousekeeperDeps) {
     }
   }
 
-  /** One pass over everything that can expire; answers how many keys it removed. */
-  async function sweep(now: number): Promise<number> {
+  /**
+   * Deletes every id of the grid parts (spans or slots) whose expiry, kept in `metaSpace` as
+   * [scope, slotMs, part], passed, then their expiry; calls `gone` for each part dropped.
+   */
+  async function sweepIds(now: number, metaSpace: string, idSpace: string, gone?: (scope: string, slotMs: number, part: number) => void): Promise<number> {
     let removed = 0;
-    const slots = [...db.getRange({ start: [KEYSPACES.idSlot], end: [KEYSPACES.due] })].filter(({ value }) => (value as number) <= now);
-    for (const { key } of slots) {
-      const [, scope, slotMs, slot] = key as [string, string, number, number];
-      removed += await sweepRange([KEYSPACES.id, scope, slotMs, slot], [KEYSPACES.id, scope, slotMs, slot + 1]);
+    const parts = [...db.getRange({ start: [metaSpace], end: [metaSpace, '\uffff'] })].filter(({ value }) => (value as number) <= now);
+    for (const { key } of parts) {
+      const [, scope, slotMs, part] = key as [string, string, number, number];
+      removed += await sweepRange([idSpace, scope, slotMs, part], [idSpace, scope, slotMs, part + 1]);
       if (stopping) return removed;
       if (!writes.isPending(key)) writes.remove(key);
       await writes.durable();
+      gone?.(scope, slotMs, part);
     }
+    return removed;
+  }
+
+  /** One pass over everything that can expire; answers how many keys it removed. */
+  async function sweep(now: number): Promise<number> {
+    let removed = await sweepIds(now, KEYSPACES.idSpan, KEYSPACES.id);
+    removed += await sweepIds(now, KEYSPACES.legacyIdSlot, KEYSPACES.legacyId, deps.ids.forgetLegacy);
     // Entities and leases are read whole to find the expired ones: once an hour is enough for an
     // idle TTL of days (reads already treat idle entities as gone).
     if (now - lastFullSweep < FULL_SWEEP_MS) return removed;

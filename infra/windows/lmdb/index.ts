@@ -2,13 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { open, type Key, type RootDatabase } from 'lmdb';
 import { tryLock } from '../../fs/writer-lock.js';
-import { idDigest, idSlots } from '../event-ids.js';
+import { idSlots } from '../event-ids.js';
 import { evict, update, type Entity } from '../memory/state.js';
 import type { EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
 import { down, up } from '../../health.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { decodeEntity, encodeEntity, touchedAtOf, type StoredEntity } from './entity-record.js';
 import { createHousekeeper } from './housekeeping.js';
+import { createIdSet } from './ids.js';
 import { KEYSPACES } from './keys.js';
 import { createWriteBehind } from './write-behind.js';
 import { turn } from '../../breather.js';
@@ -108,21 +109,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     return values;
   };
 
-  /** The key of `id` in the slots a lookup at `at` searches, and its value, or undefined. */
-  const findId = (scope: string, digest: string, slots: ReturnType<typeof idSlots>): { key: Key; value: number } | undefined => {
-    for (let s = slots.last; s >= slots.first; s--) {
-      const key = [KEYSPACES.id, scope, slots.slotMs, s, digest];
-      const value = writes.get(key) as number | undefined;
-      if (value !== undefined) return { key, value };
-    }
-    return undefined;
-  };
-
-  const addId = (scope: string, digest: string, slots: ReturnType<typeof idSlots>, value: number): void => {
-    writes.put([KEYSPACES.id, scope, slots.slotMs, slots.last, digest], value);
-    const meta = [KEYSPACES.idSlot, scope, slots.slotMs, slots.last];
-    if (((writes.get(meta) as number | undefined) ?? 0) < slots.expireAt) writes.put(meta, slots.expireAt);
-  };
+  const idSet = createIdSet(db, writes);
 
   /** Keeps the earliest due time per id (inside a call's body). */
   const scheduleIn = (scope: string, queue: string, entries: { id: string; dueAt: number }[]): void => {
@@ -141,9 +128,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     return v && v.e > at ? v : undefined;
   };
 
-  const digestOf = (id: string): string => idDigest(id).toString('base64url');
-
-  const housekeeper = createHousekeeper({ db, writes, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000 });
+  const housekeeper = createHousekeeper({ db, writes, ids: idSet, idleTtlMs, intervalMs: opts.housekeepingIntervalMs ?? 60_000 });
 
   return {
     kind: 'lmdb',
@@ -159,12 +144,9 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
           const touched = new Map<string, { key: Key; e: Entity }>();
           const applied = chunk.map((r) => {
             if (r.once) {
-              const slots = idSlots(r.once.ttlMs, at);
-              const digest = digestOf(r.once.id);
-              const found = findId(r.entity.scope, digest, slots);
-              if (found?.value === 1) return false;
-              if (found) writes.put(found.key, 1);
-              else addId(r.entity.scope, digest, slots, 1);
+              const found = idSet.check(r.entity.scope, r.once.id, idSlots(r.once.ttlMs, at), 1);
+              if (found?.state === 1) return false;
+              if (found) writes.put(found.key, found.stored(1));
             }
             const name = `${r.entity.scope}\u0000${r.entity.id}`;
             let entry = touched.get(name);
@@ -200,11 +182,8 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
       return writeChunked(ids, (chunk) => {
         const slots = idSlots(ttlMs, Date.now());
         return chunk.map((id): IdState => {
-          const digest = digestOf(id);
-          const found = findId(scope, digest, slots);
-          if (found) return found.value === 1 ? 'applied' : 'reserved';
-          addId(scope, digest, slots, 0);
-          return 'new';
+          const found = idSet.check(scope, id, slots, 0);
+          return !found ? 'new' : found.state === 1 ? 'applied' : 'reserved';
         });
       });
     },
@@ -214,8 +193,8 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
       await write(() => {
         const slots = idSlots(ttlMs, Date.now());
         for (const id of ids) {
-          const found = findId(scope, digestOf(id), slots);
-          if (found?.value === 0) writes.remove(found.key);
+          const found = idSet.find(scope, id, slots);
+          if (found?.state === 0) writes.remove(found.key);
         }
       });
     },
@@ -341,7 +320,7 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
     },
     housekeep: (now) => housekeeper.sweep(now),
     countIds() {
-      return db.getKeysCount({ start: [KEYSPACES.id], end: [KEYSPACES.idSlot] });
+      return db.getKeysCount({ start: [KEYSPACES.id], end: [KEYSPACES.id, '\uffff'] }) + db.getKeysCount({ start: [KEYSPACES.legacyId], end: [KEYSPACES.legacyId, '\uffff'] });
     },
     health() {
       return stopped ? down(stopped.message) : writes.failure ? down(`a commit failed: ${String(writes.failure)}`) : up;
