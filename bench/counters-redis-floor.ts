@@ -19,35 +19,21 @@ import './scratch.js';
 import os from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
-import { compileConfig } from '../domain/counters/compile.js';
-import { planEvent } from '../domain/counters/plan-event.js';
 import { idDigest } from '../infra/windows/event-ids.js';
 import { createRedisWindowStore } from '../infra/windows/redis/index.js';
 import type { ApplyRequest } from '../infra/windows/types.js';
-import { counterConfigSchema } from '../schemas/http/counters.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { redisCpuMicros } from './peers/support/cpu.js';
 import { DURABLE_REDIS } from './peers/counters/weir-side.js';
-import { counterConfig, eventOf, EVENTS, ENTITIES, ORG, PARTITIONS } from './peers/counters/workload.js';
+import { EVENTS, ENTITIES, ORG, PARTITIONS } from './peers/counters/workload.js';
+import { plannedCalls } from './peers/counters/store-ceiling.js';
 import { commitOf } from './lib/checkout.js';
 
-const CALL = 500;
 const ROUNDS = 3;
 const ID_BUCKETS = 65_536;
 const TTL = String(100 * 24 * 3_600_000);
 
-const compiled = compileConfig(ORG, counterConfigSchema.parse({ ...counterConfig, version: 1 }), []);
-const filledAt = Date.now();
-const calls: ApplyRequest[][] = [];
-for (let from = 0; from < EVENTS; from += CALL) {
-  const call: ApplyRequest[] = [];
-  for (let n = from; n < Math.min(EVENTS, from + CALL); n++) {
-    const e = eventOf(n, filledAt);
-    const { updates } = planEvent(compiled, e, filledAt);
-    if (updates.length > 0) call.push({ entity: { scope: ORG, id: e.entity_id }, updates, once: { id: e.event_id, ttlMs: compiled.eventIdTtlMs } });
-  }
-  calls.push(call);
-}
+const calls = plannedCalls(Date.now(), Date.now());
 
 /** Calls of 500, six in flight (one per partition), as the pair's store ceiling sends them. */
 async function drain(apply: (call: ApplyRequest[]) => Promise<void>): Promise<void> {
@@ -160,7 +146,7 @@ await writeFile(
   `## Counters: the Redis window store against the floor of the same durable writes (issue 31)
 
 Command: \`node --import tsx bench/counters-redis-floor.ts\` (${new Date().toISOString().slice(0, 16)} UTC, commit ${commitOf('.')}).
-${EVENTS.toLocaleString('en')} events of the counters pair over ${ENTITIES.toLocaleString('en')} entities, applied in calls of ${CALL}, six in flight, to a fresh
+${EVENTS.toLocaleString('en')} events of the counters pair over ${ENTITIES.toLocaleString('en')} entities, applied in calls of 500, six in flight, to a fresh
 redis-server with AOF everysec each; \`store\` is Weir's window store, \`floor\` the same writes with the windows kept in this
 process and no Lua (see the script's header for what the floor leaves out). The two alternate.
 

@@ -14,9 +14,9 @@ import { counterConfig, eventOf, EVENTS, ORG, PARTITIONS } from './workload.js';
 
 const CALL = 500;
 
-export async function storeCeiling(redisUrl: string, filledAt: number): Promise<number> {
+/** The pair's events planned as the counter pipeline plans them at `now`, in apply calls of CALL, with their once ids. */
+export function plannedCalls(filledAt: number, now: number): ApplyRequest[][] {
   const compiled = compileConfig(ORG, counterConfigSchema.parse({ ...counterConfig, version: 1 }), []);
-  const now = Date.now();
   const calls: ApplyRequest[][] = [];
   for (let from = 0; from < EVENTS; from += CALL) {
     const call: ApplyRequest[] = [];
@@ -27,6 +27,11 @@ export async function storeCeiling(redisUrl: string, filledAt: number): Promise<
     }
     calls.push(call);
   }
+  return calls;
+}
+
+export async function storeCeiling(redisUrl: string, filledAt: number): Promise<number> {
+  const calls = plannedCalls(filledAt, Date.now());
   // A ceiling is a throughput: calls wait their turn, however long, rather than time out.
   const store = createRedisWindowStore({ url: redisUrl, commandTimeoutMs: 600_000 });
   try {
