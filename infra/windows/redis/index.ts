@@ -225,10 +225,12 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       throw err;
     }));
   const applyLimit = opts.applyLimit ?? createInFlightLimit(APPLY_IN_FLIGHT);
-  // Reused by every apply chunk: its frame is copied out before the next one is built.
+  // Reused by every apply chunk, in the order of the script's arguments: its frame is copied out
+  // before the next one is built.
+  const numKeys = new RespWriter(16);
   const keyArgs = new RespWriter();
+  const gridArgs = new RespWriter(1024);
   const requestArgs = new RespWriter();
-  const callArgs = new RespWriter();
   const clusterApply = createClusterApply({
     redis,
     limit: applyLimit,
@@ -288,14 +290,13 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
             requestArgs.string(packed(u));
           }
         }
-        callArgs.reset();
-        callArgs.string(String(keyArgs.count));
-        callArgs.append(keyArgs);
-        callArgs.string(idleTtl);
-        callArgs.string(String(gridIndex.size));
-        for (const grid of gridIndex.keys()) for (const a of grid.args) callArgs.string(a);
-        callArgs.append(requestArgs);
-        const frame = applyScript.frame(callArgs);
+        numKeys.reset();
+        numKeys.string(String(keyArgs.count));
+        gridArgs.reset();
+        gridArgs.string(idleTtl);
+        gridArgs.string(String(gridIndex.size));
+        for (const grid of gridIndex.keys()) for (const a of grid.args) gridArgs.string(a);
+        const frame = applyScript.frame(numKeys, keyArgs, gridArgs, requestArgs);
         calls.push(applyLimit.run(weight, () => applyScript.call(redis as Redis, frame) as Promise<number[]>));
       }
       return (await Promise.all(calls)).flatMap((applied) => applied.map((a) => a === 1));

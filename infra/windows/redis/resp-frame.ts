@@ -50,13 +50,6 @@ export class RespWriter {
     this.crlf();
   }
 
-  /** Appends what another writer holds. */
-  append(w: RespWriter): void {
-    this.room(w.at);
-    this.at += w.buf.copy(this.buf, this.at, 0, w.at);
-    this.count += w.count;
-  }
-
   /** The bytes written, not copied: valid until the next write or reset. */
   view(): Buffer {
     return this.buf.subarray(0, this.at);
@@ -130,10 +123,15 @@ export function framedScript(lua: string) {
   }
 
   return {
-    /** The EVALSHA frame of a call whose arguments (numkeys, keys, then ARGV) `args` holds: a copy, so the writer may be reused. */
-    frame(args: RespWriter): Frame {
-      const count = Buffer.from(`*${args.count + 2}\r\n`);
-      return { bytes: Buffer.concat([count, shaHead, args.view()]), headLength: count.length + shaHead.length };
+    /**
+     * The EVALSHA frame of a call whose arguments (numkeys, keys, then ARGV) the writers hold in
+     * order: one copy of their bytes, so the writers may be reused.
+     */
+    frame(...parts: RespWriter[]): Frame {
+      let args = 0;
+      for (const p of parts) args += p.count;
+      const count = Buffer.from(`*${args + 2}\r\n`);
+      return { bytes: Buffer.concat([count, shaHead, ...parts.map((p) => p.view())]), headLength: count.length + shaHead.length };
     },
     async call(redis: Redis, frame: Frame): Promise<unknown> {
       try {
