@@ -31,6 +31,7 @@ import { APPLY_SLICE } from '../pipelines/counters/apply-events.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { redisCpuMicros } from './peers/support/cpu.js';
 import { commitOf } from './lib/checkout.js';
+import { commandStats } from './lib/redis-commandstats.js';
 import { steadyBuckets } from './event-ids.js';
 import { EVENTS, ENTITIES, ORG, PARTITIONS } from './peers/counters/workload.js';
 import { plannedCalls } from './peers/counters/store-ceiling.js';
@@ -99,23 +100,8 @@ const variants: Record<string, (url: string) => Promise<void>> = {
   },
 };
 
-type Stats = Map<string, { calls: number; usec: number }>;
-async function commandStats(url: string): Promise<Stats> {
-  const r = new Redis(url);
-  try {
-    const stats: Stats = new Map();
-    for (const line of (await r.info('commandstats')).split('\n')) {
-      const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
-      if (m) stats.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
-    }
-    return stats;
-  } finally {
-    r.disconnect();
-  }
-}
-
-/** The bench's own and the client's connection commands, which no script calls. */
 const SCRIPTS = new Set(['evalsha', 'eval']);
+/** The bench's own and the client's connection commands, which no script calls. */
 const OUTSIDE = /^(info|config\||client\||script\||hello|ping|select|command|quit)/;
 
 const rows: string[] = [];
