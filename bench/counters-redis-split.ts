@@ -30,6 +30,7 @@ import type { CompiledConfig } from '../domain/counters/compile.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { redisCpuMicros } from './peers/support/cpu.js';
 import { commitOf } from './lib/checkout.js';
+import { commandStats, type CommandStats } from './lib/redis-commandstats.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '200000';
 process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '20000';
@@ -44,21 +45,7 @@ const modes = (process.env.WEIR_SPLIT_MODES ?? 'everysec,no').split(',');
 interface Drain {
   cpu: number;
   rate: number;
-  stats: Map<string, { calls: number; usec: number }>;
-}
-
-async function commandStats(url: string): Promise<Map<string, { calls: number; usec: number }>> {
-  const r = new Redis(url);
-  try {
-    const stats = new Map<string, { calls: number; usec: number }>();
-    for (const line of (await r.info('commandstats')).split('\n')) {
-      const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
-      if (m) stats.set(m[1]!, { calls: Number(m[2]), usec: Number(m[3]) });
-    }
-    return stats;
-  } finally {
-    r.disconnect();
-  }
+  stats: CommandStats;
 }
 
 async function drain(root: string, mode: string, filledAt: number): Promise<Drain> {

@@ -24,6 +24,7 @@ export const SECTION_ORDER = [
   'counters-overlap',
   'counters-apply-frame',
   'counters-redis-floor',
+  'counters-redis-ids',
   'counters-lmdb-cpu',
   'counters-lmdb-records',
   'counters-lmdb-ids',
