@@ -18,8 +18,8 @@ export interface KnownEntitiesBounds {
 }
 
 /**
- * About 150 bytes a field held (a Map entry and its two strings, measured with the counters
- * workload: docs/counters.md), so the default's fields hold about 75 MB at most.
+ * About 160 bytes of heap a field held (its Map entry and two strings; 4.2 KB an entity of the
+ * counters workload's 27 fields: docs/counters.md), so the default holds at most about 80 MB.
  */
 export const KNOWN_BOUNDS: KnownEntitiesBounds = { entities: 50_000, fields: 500_000, fieldsPerEntity: 256 };
 

@@ -2,7 +2,7 @@
  * Lua scripts of the Redis window store: each runs atomically, in one round trip. Layout of an entity's hash (series names arrive escaped, so they hold no ':'):
  *   <series>:<bucket>  value of a bucket          <series>:t  running total of the live buckets
  *   <series>:n         number of live buckets     <series>:l  no live bucket is below this
- *   <series>:m         stored maximum of a max series
+ *   <series>:m         stored maximum of a max series   v  the hash's version, unique to each write (APPLY)
  * A script call reads and writes each entity once (SERIES).
  */
 
