@@ -9,8 +9,6 @@ import { parseRedisUrl, type RedisAddress } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
 import { framedScript, RespWriter } from './resp-frame.js';
 import { moveOldQueues } from './old-queues.js';
-import { KNOWN_BOUNDS, KnownEntities, versionStamps, type KnownEntity } from './known-entities.js';
-import { updateFields } from './entity-fields.js';
 import { down, up } from '../../health.js';
 import { createInFlightLimit, type InFlightLimit } from '../../in-flight-limit.js';
 
@@ -47,8 +45,6 @@ export interface RedisWindowStoreOptions {
   onConnectionError?: (err: Error) => void;
   /** The limit on apply and reserve work in flight (default one of APPLY_IN_FLIGHT); a bench passes one to watch it. */
   applyLimit?: InFlightLimit;
-  /** The entities whose updates this store computes itself (default bounds KNOWN_BOUNDS); one server only. */
-  known?: KnownEntities;
 }
 
 /**
@@ -235,35 +231,6 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   const keyArgs = new RespWriter();
   const gridArgs = new RespWriter(1024);
   const requestArgs = new RespWriter();
-  const known = opts.known ?? new KnownEntities(KNOWN_BOUNDS);
-  const stamp = versionStamps();
-  const changed = new Set<string>();
-  const refreshLimit = String(known.bounds.fieldsPerEntity + 1);
-  /**
-   * A known entity's request, computed here: the header's `,<sets>,<deletes>`, then the version it
-   * was computed from, the fields to set (the new version first) and those to delete (APPLY).
-   */
-  function computedArgs(header: string, digest: Buffer | undefined, r: ApplyRequest, h: string, e: KnownEntity, version: string): void {
-    const before = e.fields.size;
-    changed.clear();
-    for (const u of r.updates) updateFields(e.fields, seriesName(u.series), u, changed);
-    let sets = 1;
-    for (const f of changed) if (e.fields.has(f)) sets++;
-    requestArgs.string(`${header},${sets},${changed.size - sets + 1}`);
-    if (digest) requestArgs.bytes(digest);
-    requestArgs.string(e.version);
-    requestArgs.string('v');
-    requestArgs.string((e.version = version));
-    for (const f of changed) {
-      const value = e.fields.get(f);
-      if (value !== undefined) {
-        requestArgs.string(f);
-        requestArgs.string(value);
-      }
-    }
-    for (const f of changed) if (!e.fields.has(f)) requestArgs.string(f);
-    known.resized(h, before);
-  }
   const clusterApply = createClusterApply({
     redis,
     limit: applyLimit,
@@ -301,35 +268,23 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       const now = Date.now();
       const calls: Promise<number[]>[] = [];
       for (const chunk of chunkBySize(requests, weightOf, APPLY_WEIGHT)) {
-        // The script's arguments (APPLY): its keys, then idle TTL, stamp, grids and each request's part.
+        // The script's arguments (APPLY): its keys, then idle TTL, grids and each request's part.
         keyArgs.reset();
         requestArgs.reset();
         const gridIndex = new Map<IdGrid, number>();
-        const chunkKeys: string[] = [];
-        const callStamp = stamp();
         let weight = 0;
         for (const r of chunk) {
           weight += weightOf(r);
-          const h = key.entity(r.entity);
-          keyArgs.string(h);
-          let header = `,${r.updates.length}`;
-          let digest: Buffer | undefined;
+          keyArgs.string(key.entity(r.entity));
           if (r.once) {
             const grid = gridOf(r.entity.scope, r.once.ttlMs, now);
             let index = gridIndex.get(grid);
             if (index === undefined) gridIndex.set(grid, (index = gridIndex.size + 1));
-            header = `${index},${r.updates.length}`;
-            digest = idDigest(r.once.id);
+            requestArgs.string(`${index},${r.updates.length}`);
+            requestArgs.bytes(idDigest(r.once.id));
+          } else {
+            requestArgs.string(`,${r.updates.length}`);
           }
-          // Each computed write its own version: a request of the chunk that fails its check must
-          // fail the next ones of its entity too.
-          const e = known.take(h);
-          if (e) computedArgs(header, digest, r, h, e, `${callStamp}.${chunkKeys.length}`);
-          else {
-            requestArgs.string(header);
-            if (digest) requestArgs.bytes(digest);
-          }
-          chunkKeys.push(h);
           for (const u of r.updates) {
             requestArgs.string(seriesName(u.series));
             requestArgs.string(packed(u));
@@ -339,25 +294,10 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
         numKeys.string(String(keyArgs.count));
         gridArgs.reset();
         gridArgs.string(idleTtl);
-        gridArgs.string(callStamp);
-        gridArgs.string(refreshLimit);
         gridArgs.string(String(gridIndex.size));
         for (const grid of gridIndex.keys()) for (const a of grid.args) gridArgs.string(a);
         const frame = applyScript.frame(numKeys, keyArgs, gridArgs, requestArgs);
-        const call = applyLimit.run(weight, () => applyScript.call(redis as Redis, frame) as Promise<[number[], (number | string[])[]]>);
-        calls.push(
-          call.then(
-            ([applied, fresh]) => {
-              for (let i = 0; i < fresh.length; i += 2) known.learn(chunkKeys[(fresh[i] as number) - 1]!, fresh[i + 1] as string[]);
-              return applied;
-            },
-            (err: unknown) => {
-              // The script may have run in part: what it wrote is unknown.
-              for (const h of chunkKeys) known.forget(h);
-              throw err;
-            },
-          ),
-        );
+        calls.push(applyLimit.run(weight, () => applyScript.call(redis as Redis, frame) as Promise<number[]>));
       }
       return (await Promise.all(calls)).flatMap((applied) => applied.map((a) => a === 1));
     },
@@ -461,7 +401,6 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     },
     async deleteEntity(entity) {
       // Event ids stay until their TTL: they guard against redelivery, and hold no entity data.
-      known.forget(key.entity(entity));
       await redis.unlink(key.entity(entity), key.marker(entity));
     },
     health() {

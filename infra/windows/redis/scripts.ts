@@ -2,7 +2,7 @@
  * Lua scripts of the Redis window store: each runs atomically, in one round trip. Layout of an entity's hash (series names arrive escaped, so they hold no ':'):
  *   <series>:<bucket>  value of a bucket          <series>:t  running total of the live buckets
  *   <series>:n         number of live buckets     <series>:l  no live bucket is below this
- *   <series>:m         stored maximum of a max series   v  the hash's version, unique to each write (APPLY)
+ *   <series>:m         stored maximum of a max series
  * A script call reads and writes each entity once (SERIES).
  */
 
@@ -320,18 +320,17 @@ end
 `;
 
 /**
- * Updates of one entity hash: `applyUpdates(h, a, count, ttl, stamp)` applies the `count` updates whose
+ * Updates of one entity hash: `applyUpdates(h, a, count, ttl)` applies the `count` updates whose
  * arguments begin at ARGV[a], two per update: the series, and `s,<bucket>,<delta>,<floor>` or
  * `m,<value>`, then re-arms the hash's expiry to ttl. Numbers travel packed: the client pays per
- * argument, and one string.match unpacks them. With a stamp, the same HSET sets the entity's
- * version `v` to it (see APPLY).
+ * argument, and one string.match unpacks them.
  */
 const UPDATES = `${SERIES}
 -- The updates from ARGV[a] to ARGV[last + 1], each naming another series: one HMGET, one HSET.
 -- Growing a table costs Lua in Redis a rehash each time its size doubles (about a tenth of an
 -- event's Redis instructions when f and set grew from empty), so both start with room for three
 -- series: a constructor's nils size the table and leave it empty.
-local function updateEach(h, a, last, stamp)
+local function updateEach(h, a, last)
   local f, k = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }, 0
   for i = a, last, 2 do
     local s, spec = ARGV[i], ARGV[i + 1]
@@ -349,10 +348,6 @@ local function updateEach(h, a, last, stamp)
   if k == 0 then return end
   local r = call('HMGET', h, unpack(f))
   local set, del, j = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }, nil, 1
-  if stamp then
-    set[1] = 'v'
-    set[2] = stamp
-  end
   for i = a, last, 2 do
     local spec = ARGV[i + 1]
     if byte(spec, 1) == 115 then
@@ -409,11 +404,11 @@ local function distinct(a, last)
   return true
 end
 
-local function applyUpdates(h, a, count, ttl, stamp)
+local function applyUpdates(h, a, count, ttl)
   local last = a + 2 * count - 2
-  if distinct(a, last) then updateEach(h, a, last, stamp)
+  if distinct(a, last) then updateEach(h, a, last)
   else
-    for i = a, last, 2 do updateEach(h, i, i, stamp) end
+    for i = a, last, 2 do updateEach(h, i, i) end
   end
   redis.call('PEXPIRE', h, ttl)
 end
@@ -422,21 +417,10 @@ end
 /**
  * Applies several requests in order, each atomically as below, all in one script (one round trip
  * and one script call for the lot; one server only, as it touches keys of many slots). KEYS one
- * entity hash per request. ARGV[1] idle TTL in ms, ARGV[2] this call's stamp, ARGV[3] the most
- * fields an entity answered back may have, ARGV[4] the number of id grids g, then g times the six
- * arguments of a grid (see IDS); then per request `<grid index or empty>,<number of updates>`, the
- * event id's digest when there is a grid, and the updates (see UPDATES).
- *
- * The client computes the entity itself when it knows it (known-entities.ts): the header then ends
- * in `,<s>,<d>` and the digest is followed by the version the client knows, s field-value pairs
- * (the new version `v` among them) and d fields to delete. When the hash's `v` is that version
- * and the id is new, those are written as they stand (no arithmetic here); otherwise the updates
- * are applied as without them. Every write of a hash sets `v`, to a value never used before (the
- * client's stamps are unique per process and call), so an equal `v` means the hash is exactly
- * what the client computed from.
- * Answers { one number per request: 1 applied, 0 once id applied before; then, per entity whose
- * hash the client cannot know (any of its requests not written as computed), the index of one of
- * its requests and its fields (HGETALL), or none when it is absent or has more than ARGV[3] }.
+ * entity hash per request. ARGV[1] idle TTL in ms, ARGV[2] the number of id grids g, then g times
+ * the six arguments of a grid (see IDS); then per request `<grid index or empty>,<number of updates>`,
+ * the event id's digest when there is a grid, and the updates (see UPDATES).
+ * Answers one number per request: 1 applied, 0 once id applied before.
  */
 export const APPLY = `${IDS}${UPDATES}
 -- Marks the id applied; false when it already was.
@@ -449,55 +433,28 @@ local function once(grid, d)
   return true
 end
 
-local grids, a = {}, 5
-for g = 1, tonumber(ARGV[4]) do
+local grids, a = {}, 3
+for g = 1, tonumber(ARGV[2]) do
   grids[g] = gridArgs(a)
   a = a + 6
 end
 
-local out, unknown = {}, {}
+local out = {}
 for k = 1, #KEYS do
-  local h = KEYS[k]
-  local grid, count, sets, dels = string.match(ARGV[a], '^([^,]*),(%d+),?(%d*),?(%d*)$')
+  local grid, count = string.match(ARGV[a], '^([^,]*),(%d+)$')
   count = tonumber(count)
   a = a + 1
-  local d
+  local applied = 1
   if grid ~= '' then
-    grid = grids[tonumber(grid)]
-    d = ARGV[a]
+    if not once(grids[tonumber(grid)], ARGV[a]) then applied = 0 end
     a = a + 1
   end
-  local applied, computed = nil, false
-  if sets ~= '' then
-    sets, dels = tonumber(sets), tonumber(dels)
-    if redis.call('HGET', h, 'v') == ARGV[a] then
-      if d and not once(grid, d) then applied = 0
-      else
-        redis.call('HSET', h, unpack(ARGV, a + 1, a + 2 * sets))
-        if dels > 0 then redis.call('HDEL', h, unpack(ARGV, a + 2 * sets + 1, a + 2 * sets + dels)) end
-        redis.call('PEXPIRE', h, ARGV[1])
-        applied, computed = 1, true
-      end
-    end
-    a = a + 1 + 2 * sets + dels
-  end
-  if applied == nil then
-    applied = 1
-    if d and not once(grid, d) then applied = 0 end
-    if applied == 1 then applyUpdates(h, a, count, ARGV[1], ARGV[2]) end
-  end
-  if not computed then unknown[h] = k end
+  if applied == 1 then applyUpdates(KEYS[k], a, count, ARGV[1]) end
   out[k] = applied
   a = a + 2 * count
 end
 flushMetas()
-local fresh, limit = {}, tonumber(ARGV[3])
-for h, k in pairs(unknown) do
-  fresh[#fresh + 1] = k
-  local size = redis.call('HLEN', h)
-  fresh[#fresh + 1] = (size > 0 and size <= limit) and redis.call('HGETALL', h) or {}
-end
-return { out, fresh }
+return out
 `;
 
 /**
@@ -612,8 +569,7 @@ return 0
 /**
  * KEYS entity hashes; ARGV per key: the number of its reads, then three per read: 's', series,
  * floor or 'm', series, ''. Answers one string per read, keys in order (a sum of nothing is '0'),
- * or nil for a missing maximum. A read that evicts drops the hash's version `v` with the buckets:
- * no client's copy of it holds any more (APPLY), and its next update is the script's to compute.
+ * or nil for a missing maximum.
  */
 export const READ = `${SERIES}
 local out = {}
@@ -631,13 +587,8 @@ for k = 1, #KEYS do
         local set, n = {}, 0
         lo, n, t = evict(h, s .. ':', lo, floor, tonumber(r[2]) or 0, t)
         local del = keepSum(set, nil, f, 1, lo, n, t)
-        if del then
-          del[#del + 1] = 'v'
-          redis.call('HDEL', h, unpack(del))
-        else
-          redis.call('HSET', h, unpack(set))
-          redis.call('HDEL', h, 'v')
-        end
+        if del then redis.call('HDEL', h, unpack(del))
+        else redis.call('HSET', h, unpack(set)) end
       end
       out[#out + 1] = t or '0'
     else
