@@ -25,6 +25,7 @@ export const SECTION_ORDER = [
   'counters-apply-frame',
   'counters-redis-floor',
   'counters-redis-ids',
+  'redis-known',
   'counters-lmdb-cpu',
   'counters-lmdb-records',
   'counters-lmdb-ids',
