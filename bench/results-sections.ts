@@ -29,6 +29,7 @@ export const SECTION_ORDER = [
   'counters-lmdb-cpu',
   'counters-lmdb-records',
   'counters-lmdb-ids',
+  'lmdb-cache',
   'rules',
   'like',
   'screening',
