@@ -14,6 +14,12 @@
  * new directory per drain (no redis-server; Redis CPU is 0), and the report goes to
  * bench/results/counters-lmdb-cpu.md.
  *
+ * With WEIR_CPU_AVRO=1 the backlog is Avro in the Confluent wire format, written by this checkout's
+ * codec through the test schema registry (WEIR_TEST_SCHEMA_REGISTRY_URL) as intake writes it when
+ * SCHEMA_REGISTRY_URL is set, and each drain's codec reads it through the registry; the topic is
+ * `events` under a namespace of the run's own (KAFKA_NAMESPACE), so the stage finds the local
+ * schema as in production. The report goes to bench/results/counters-consumer-avro-cpu.md.
+ *
  * With WEIR_CPU_OVERLAP=1 every drain is watched instead (bench/counters-consumer-cpu/overlap.ts:
  * cores busy per process every 100 ms, the apply limit, each partition's phase), no profiles run,
  * and the report goes to bench/results/counters-overlap.md.
@@ -34,6 +40,7 @@ import { allocationCosts, costTable, profileCosts, type CpuProfile } from './cou
 import { brokerPid, overlapRow, OVERLAP_HEADER, redisPid } from './counters-consumer-cpu/overlap-report.js';
 import type { OverlapSummary } from './counters-consumer-cpu/overlap.js';
 import { commitOf } from './lib/checkout.js';
+import { createCodec } from '../infra/codec/index.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '100000';
 process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '10000';
@@ -52,7 +59,12 @@ const run = `cpu-${Date.now().toString(36)}`;
 const watching = process.env.WEIR_CPU_OVERLAP === '1';
 const onLmdb = process.env.WEIR_CPU_STORE === 'lmdb';
 if (onLmdb && watching) throw new Error('WEIR_CPU_OVERLAP watches the Redis store only');
-const topic = `${run}-events`;
+const onAvro = process.env.WEIR_CPU_AVRO === '1';
+const registryUrl = process.env.WEIR_TEST_SCHEMA_REGISTRY_URL;
+if (onAvro && !registryUrl) throw new Error('WEIR_CPU_AVRO needs WEIR_TEST_SCHEMA_REGISTRY_URL (source /work/infra.env)');
+// On Avro the stage reads `events` of the run's namespace, so the codec finds the topic's local schema.
+const topic = onAvro ? `${run}.events` : `${run}-events`;
+const namespaced = onAvro ? { WEIR_CPU_TOPIC: 'events', WEIR_CPU_NAMESPACE: run, WEIR_CPU_SCHEMA_REGISTRY_URL: registryUrl! } : {};
 
 interface Drain {
   checkout: string;
@@ -70,11 +82,12 @@ async function fill(): Promise<void> {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   const filledAt = Date.now();
+  const codec = onAvro ? createCodec({ schemaRegistryUrl: registryUrl, namespace: run }) : undefined;
   for (let from = 0; from < EVENTS; from += 5000) {
     const messages = [];
     for (let n = from; n < Math.min(EVENTS, from + 5000); n++) {
       const e = eventOf(n, filledAt);
-      messages.push({ key: `${ORG}:${e.entity_id}`, value: JSON.stringify(e) });
+      messages.push({ key: `${ORG}:${e.entity_id}`, value: codec ? await codec.encode('events', e) : JSON.stringify(e) });
     }
     await producer.send({ topic, messages, acks: -1 });
   }
@@ -105,7 +118,7 @@ async function drain(checkout: { name: string; root: string }, stage: string, pr
     // Each checkout runs with its own start options; WEIR_CPU_NODE_ARGS adds more (e.g. --trace-gc).
     const nodeArgs = [...startNodeOptions(checkout.root), ...(process.env.WEIR_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
     const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
-      env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), ...store.env, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
+      env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), ...namespaced, ...store.env, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let result: DrainResult | undefined;
@@ -139,17 +152,17 @@ try {
   await admin.deleteTopics({ topics: [topic] });
   await admin.disconnect();
 }
-await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : onLmdb ? 'counters-lmdb-cpu.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
+await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : onLmdb ? 'counters-lmdb-cpu.md' : onAvro ? 'counters-consumer-avro-cpu.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
 
 async function measure(): Promise<void> {
   const storeText = onLmdb ? 'the embedded LMDB window store as build-platform.ts opens it, in a new directory' : 'Redis window store with the 1-second timeout, against a new redis-server without persistence';
   const sized = ['WEIR_PEERS_COUNTERS_EVENTS', 'WEIR_PEERS_COUNTERS_ENTITIES'].map((name) => `${name}=${process.env[name]} `).join('');
-  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}${onLmdb ? ' on the embedded LMDB store' : ''}, two checkouts alternating (issue 31)
+  say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}${onLmdb ? ' on the embedded LMDB store' : ''}${onAvro ? ' reading Avro' : ''}, two checkouts alternating (issue 31)
 
-Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${onLmdb ? 'WEIR_CPU_STORE=lmdb ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
+Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${onAvro ? 'WEIR_CPU_AVRO=1 ' : ''}${onLmdb ? 'WEIR_CPU_STORE=lmdb ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
 Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}. Workload: ${EVENTS} events over ${ENTITIES} entities
 (bench/peers/counters/workload.ts: one configuration of a 1-hour count, a 24-hour sum and last seen; occurred_at spread over
-24 hours; unique ids; JSON), on a topic of ${PARTITIONS} partitions of the test broker (${brokers.join(',')}). Each drain is a new
+24 hours; unique ids; ${onAvro ? 'Avro in the Confluent wire format through the test schema registry, topic `events` of a namespace of the run' : 'JSON'}), on a topic of ${PARTITIONS} partitions of the test broker (${brokers.join(',')}). Each drain is a new
 process running the counter stage as pipelines/counters/index.ts does (bench/counters-consumer-cpu/consumer.ts: Kafka bus, six
 partitions in flight, ${storeText}; no flusher, no HTTP). CPU is the consumer process's user + system time from the stage's
 start to its last event${onLmdb ? " (LMDB's write thread and fsyncs included; no Redis)" : "; Redis's from INFO cpu"}.

@@ -2,6 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { createCodec, CodecError } from '../infra/codec/index.js';
@@ -59,6 +61,29 @@ describe.skipIf(!shouldRun('schemaRegistryUrl'))('codec with a schema registry',
     const err = await codec.decode('events', bytes).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CodecError);
     expect((err as Error).message).toMatch(/schema id 987654 unknown to the registry/);
+  });
+
+  it('asks the registry again for a writer schema it failed to serve: a reader keeps schemas, not outages', async () => {
+    const bytes = await createCodec({ schemaRegistryUrl: url() }).encode('events', codecSamples.events);
+    // The registry behind a door that is shut at first.
+    let shut = true;
+    const door = createServer((req, res) => {
+      if (shut) return void res.writeHead(503).end();
+      void fetch(`${url()}${req.url}`, { headers: { accept: req.headers.accept ?? '*/*' } }).then(async (r) => {
+        res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await r.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => door.listen(0, '127.0.0.1', resolve));
+    try {
+      const codec = createCodec({ schemaRegistryUrl: `http://127.0.0.1:${(door.address() as AddressInfo).port}` });
+      const err = await codec.decode('events', bytes).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(CodecError);
+      shut = false;
+      expect(await codec.decode('events', bytes)).toEqual(codecSamples.events);
+    } finally {
+      door.close();
+    }
   });
 
   it('refuses a value that does not fit before registering anything', async () => {

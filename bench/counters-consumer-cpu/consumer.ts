@@ -4,7 +4,9 @@
  * as build-platform.ts makes them, or with WEIR_CPU_LMDB_DIR the embedded default's LMDB store in
  * that directory), draining a filled topic. The code is imported from the checkout
  * at WEIR_CPU_ROOT, so one bench compares two worktrees. Prints one JSON line: the process's CPU
- * (user + system, every thread) from before the stage starts until the last event is handled. With
+ * (user + system, every thread) from before the stage starts until the last event is handled.
+ * WEIR_CPU_NAMESPACE and WEIR_CPU_SCHEMA_REGISTRY_URL give the bus and the codec a deployment's
+ * KAFKA_NAMESPACE and SCHEMA_REGISTRY_URL (the Avro backlog). With
  * WEIR_CPU_PROFILE=<file> the V8 CPU profiler (what `node --cpu-prof` runs) records that same
  * stretch, without the process's start-up, into the file, and V8's allocation sampler beside it
  * (`.heapprofile`: where the garbage comes from).
@@ -37,7 +39,9 @@ const { startStage } = await from<typeof import('../../pipelines/stage.js')>('pi
 const { counterConfig, ORG } = await import('../peers/counters/workload.js');
 
 const log = pino({ level: 'warn' });
-const kafkaBus = createKafkaBus({ brokers: process.env.WEIR_CPU_BROKERS!.split(','), clientId: `weir-cpu-${process.pid}`, log, tuning: { partitionsConsumedConcurrently: 6 } });
+const namespace = process.env.WEIR_CPU_NAMESPACE;
+const schemaRegistryUrl = process.env.WEIR_CPU_SCHEMA_REGISTRY_URL;
+const kafkaBus = createKafkaBus({ brokers: process.env.WEIR_CPU_BROKERS!.split(','), clientId: `weir-cpu-${process.pid}`, log, tuning: { partitionsConsumedConcurrently: 6 }, namespace });
 // A checkout whose store takes its apply limit from the caller lets the overlap sampler watch it.
 const budget = (redisStore as { APPLY_IN_FLIGHT?: number }).APPLY_IN_FLIGHT;
 const limit = budget ? { limit: createInFlightLimit(budget), budget } : undefined;
@@ -51,7 +55,7 @@ const overlap = process.env.WEIR_CPU_OVERLAP
 const bus = overlap?.bus ?? kafkaBus;
 const windows = overlap?.windows ?? store;
 const compiled = compileConfig(ORG, schemas.counterConfigSchema.parse({ version: 1, ...counterConfig }), []);
-const platform = { bus, codec: createCodec(), log, metrics: new Registry(), windows, clock: systemClock } as unknown as Platform;
+const platform = { bus, codec: createCodec({ schemaRegistryUrl, namespace }), log, metrics: new Registry(), windows, clock: systemClock } as unknown as Platform;
 const apply = createEventApplier({ platform, configs: { get: async (org) => (org === ORG ? compiled : null) }, flusher: { flushNow: async () => undefined } });
 
 let handled = 0;

@@ -1,13 +1,11 @@
-import { SchemaRegistry, SchemaType, type DecodeOptions } from '@kafkajs/confluent-schema-registry';
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import type avro from 'avsc';
 import { CodecError } from './types.js';
 import type { AvroFormat } from './avro-format.js';
 import { avroOptions } from './json-text.js';
-import { plainRecord } from './topic-schema.js';
+import { plainRecord, type TopicSchema } from './topic-schema.js';
 import { readWire } from './wire.js';
 import type { KafkaNames } from '../bus/names.js';
-
-/** avsc's Type is the reader schema the client wants; its declared type is narrower. */
-type ReaderSchema = NonNullable<NonNullable<DecodeOptions[SchemaType.AVRO]>['readerSchema']>;
 
 /**
  * Only "no such schema" (404) is the message's fault. The client reports network failures as
@@ -40,26 +38,64 @@ export function registryAvro(url: string, names: KafkaNames): AvroFormat {
     return id;
   }
 
+  /**
+   * Per topic and writer's schema id, the function that reads a message's body: the writer's schema
+   * is fetched and resolved against the local one once, not per message (the client's decode
+   * compared the two schemas on every call and made a resolver whenever they differ; issue 31).
+   * Only a reader that could be made is kept: after a failure (an outage, an unknown id, schemas
+   * that do not resolve) the next message of that id asks again, as every message did before.
+   */
+  const readers = new Map<string, Map<number, Promise<(body: Buffer) => unknown>>>();
+
+  async function newReader(topic: string, schema: TopicSchema | undefined, id: number): Promise<(body: Buffer) => unknown> {
+    let writer: avro.Type;
+    try {
+      writer = (await registry.getSchema(id)) as unknown as avro.Type;
+    } catch (err) {
+      if (isUnknownSchema(err)) throw new CodecError(`Avro message on topic ${topic}: schema id ${id} unknown to the registry (${(err as Error).message})`);
+      throw err;
+    }
+    const failed = (err: unknown) => new CodecError(`Avro message on topic ${topic} (schema id ${id}) does not decode${schema ? ' into the local schema' : ''}: ${(err as Error).message}`);
+    // Without a local schema the writer's reads; schemas avsc finds equal still differ in options
+    // (logical types), so the local type reads then.
+    const reader = schema?.type ?? writer;
+    let resolver: avro.Resolver | undefined;
+    try {
+      if (!reader.equals(writer)) resolver = reader.createResolver(writer);
+    } catch (err) {
+      throw failed(err);
+    }
+    const shape = schema ? schema.fromAvro : plainRecord;
+    return (body) => {
+      let record: unknown;
+      try {
+        record = reader.fromBuffer(body, resolver);
+      } catch (err) {
+        throw failed(err);
+      }
+      return shape(record);
+    };
+  }
+
+  function readerOf(topic: string, schema: TopicSchema | undefined, id: number): Promise<(body: Buffer) => unknown> {
+    let byId = readers.get(topic);
+    if (!byId) readers.set(topic, (byId = new Map()));
+    let read = byId.get(id);
+    if (!read) {
+      read = newReader(topic, schema, id);
+      void read.catch(() => byId.delete(id));
+      byId.set(id, read);
+    }
+    return read;
+  }
+
   return {
     async encode(schema, value) {
       return registry.encode(await schemaId(schema.topic, schema.text), value);
     },
     async decode(topic, schema, bytes) {
-      const { schemaId: id } = readWire(bytes);
-      try {
-        await registry.getSchema(id);
-      } catch (err) {
-        if (isUnknownSchema(err)) throw new CodecError(`Avro message on topic ${topic}: schema id ${id} unknown to the registry (${(err as Error).message})`);
-        throw err;
-      }
-      let record: unknown;
-      try {
-        // The writer's schema is cached now: decoding does no I/O, so every failure is the message's.
-        record = await registry.decode(bytes, schema ? { [SchemaType.AVRO]: { readerSchema: schema.type as unknown as ReaderSchema } } : undefined);
-      } catch (err) {
-        throw new CodecError(`Avro message on topic ${topic} (schema id ${id}) does not decode${schema ? ' into the local schema' : ''}: ${(err as Error).message}`);
-      }
-      return schema ? schema.fromAvro(record) : plainRecord(record);
+      const { schemaId: id, body } = readWire(bytes);
+      return (await readerOf(topic, schema, id))(body);
     },
   };
 }
