@@ -6,7 +6,7 @@ import { createMemoryWindowStore } from '../infra/windows/memory/index.js';
 import type { WindowStore } from '../infra/windows/types.js';
 import { compileConfig, type CompiledConfig } from '../domain/counters/compile.js';
 import { counterConfigSchema } from '../schemas/http/counters.js';
-import { DIRTY_QUEUE, EXPIRY_QUEUE, createFlusher, entityOfLease } from '../pipelines/counters/flusher.js';
+import { DIRTY_QUEUE, EXPIRY_QUEUE, OLD_EXPIRY_QUEUE, createFlusher, targetOfLease } from '../pipelines/counters/flusher.js';
 import type { ConfigStore } from '../pipelines/counters/config-store.js';
 import type { CounterTable, FlushRow } from '../pipelines/counters/counter-table.js';
 
@@ -75,9 +75,11 @@ describe('counter flusher crash', () => {
   it('reads the entity out of every lease form', () => {
     const a = '0f8fad5b-d9cb-469f-a165-70867728950e';
     const b = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
-    expect(entityOfLease(`${a}:d:user:1`)).toBe('user:1');
-    expect(entityOfLease(`${a}:x:1893459600000:user:1`)).toBe('user:1');
-    expect(entityOfLease(`${b}:${a}:d:${a}:x`)).toBe(`${a}:x`);
+    expect(targetOfLease(`${a}:d:user:1`)).toEqual({ entity: 'user:1', expiring: false });
+    expect(targetOfLease(`${a}:x:e:user:1`)).toEqual({ entity: 'user:1', expiring: true });
+    expect(targetOfLease(`${a}:x:1893459600000:user:1`)).toEqual({ entity: 'user:1', expiring: true });
+    expect(targetOfLease(`${b}:${a}:d:${a}:x`)).toEqual({ entity: `${a}:x`, expiring: false });
+    expect(targetOfLease(`${b}:${a}:x:e:${a}:x`)).toEqual({ entity: `${a}:x`, expiring: true });
   });
 
   it('flushes more entities than a chunk a chunk at a time, each once, and leaves no entry or lease behind', async () => {
@@ -85,10 +87,12 @@ describe('counter flusher crash', () => {
     const log = pino({ level: 'silent' });
     const store = await createMemoryWindowStore();
     const dirty = Array.from({ length: 2_500 }, (_, i) => `u${i}`);
-    // The first 1,500 dirty entities also have an event leaving a window; 500 more only that.
+    // The first 1,500 dirty entities also have an event leaving a window; 500 more only that, in
+    // the expiry queue of before an upgrade (`<tick>:<entity>`) and the present one.
     const expiring = [...dirty.slice(0, 1_500), ...Array.from({ length: 500 }, (_, i) => `e${i}`)];
     await store.schedule(ORG, DIRTY_QUEUE, dirty.map((id) => ({ id, dueAt: T0 })));
-    await store.schedule(ORG, EXPIRY_QUEUE, expiring.map((id) => ({ id: `${T0}:${id}`, dueAt: T0 })));
+    await store.schedule(ORG, OLD_EXPIRY_QUEUE, expiring.slice(0, 1_000).map((id) => ({ id: `${T0}:${id}`, dueAt: T0 })));
+    await store.schedule(ORG, EXPIRY_QUEUE, expiring.slice(1_000).map((id) => ({ id, dueAt: T0 })));
 
     const asked: number[] = [];
     const windows = new Proxy(store, {
@@ -113,6 +117,6 @@ describe('counter flusher crash', () => {
     expect(Math.max(...asked)).toBeLessThanOrEqual(1_000);
     expect(Math.max(...writes.map((w) => w.length))).toBeLessThanOrEqual(1_000);
     const later = T0 + 3_600_000;
-    for (const queue of [DIRTY_QUEUE, EXPIRY_QUEUE, 'flushing']) expect(await store.takeDue(ORG, queue, later, 10_000)).toEqual([]);
+    for (const queue of [DIRTY_QUEUE, EXPIRY_QUEUE, OLD_EXPIRY_QUEUE, 'flushing']) expect(await store.takeDue(ORG, queue, later, 10_000)).toEqual([]);
   });
 });

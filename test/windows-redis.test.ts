@@ -268,6 +268,25 @@ describe('redis window store: key layout', () => {
   });
 });
 
+describe('redis window store: lowest reads of a large hash', () => {
+  it('probes a large hash upward from the floor, at a bounded cost, and answers a bound past the probed buckets', async () => {
+    const store = createRedisWindowStore({ url, keyPrefix: `${runPrefix}lowest:` });
+    try {
+      const entity = { scope: 'acme', id: 'busy' };
+      const sum = (series: string, bucket: number): SeriesUpdate => ({ kind: 'sum', series, bucket, delta: 1, floor: 0 });
+      // 600 buckets of one series make the hash larger than a scan is allowed (512 fields); another
+      // series' only bucket lies 5,000 above the floor, past the 1,024 buckets a read probes.
+      await store.apply([{ entity, updates: [...Array.from({ length: 600 }, (_, i) => sum('dense', 100 + i)), sum('sparse', 5_000)] }]);
+      const lowest = (series: string, floor: number) => ({ kind: 'lowest' as const, series, floor });
+      expect(await store.read(entity, [lowest('dense', 0), lowest('dense', 350), lowest('sparse', 0)])).toEqual([100, 350, 1_024]);
+      // A later read starts from its own floor; the hash, evicted below 350 meanwhile, is now small enough to scan: exact.
+      expect(await store.read(entity, [lowest('sparse', 4_000)])).toEqual([5_000]);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('redis window store: the connection', () => {
   it('sends an apply as soon as it is called, while an earlier auto-pipeline of the same connection still waits for its answer', async () => {
     const client = connectWindowRedis(parseRedisUrl(url), 5_000) as Redis;

@@ -18,6 +18,12 @@ export type SeriesUpdate =
 export type SeriesRead =
   /** Evicts buckets < floor, answers the sum of the rest (0 when empty). */
   | { kind: 'sum'; series: string; floor: number }
+  /**
+   * Evicts buckets < floor as `sum` does, answers the lowest bucket left, or null when none is. A
+   * store may bound its search (Redis, a large hash): it then answers a bucket at or above floor and
+   * not above the lowest one.
+   */
+  | { kind: 'lowest'; series: string; floor: number }
   /** Answers the stored maximum, or null. */
   | { kind: 'max'; series: string };
 

@@ -47,5 +47,5 @@ export function checkApply(requests: ApplyRequest[]): void {
 }
 
 export function checkReads(reads: SeriesRead[]): void {
-  for (const r of reads) if (r.kind === 'sum') checkInteger('sum read floor', r.floor);
+  for (const r of reads) if (r.kind !== 'max') checkInteger(`${r.kind} read floor`, r.floor);
 }

@@ -21,6 +21,8 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
     const readSum = async (id: string, series: string, floor = 0): Promise<number | null> =>
       (await store.read(ent(id), [{ kind: 'sum', series, floor }]))[0]!;
     const put = (id: string, ...updates: SeriesUpdate[]): Promise<boolean[]> => store.apply([{ entity: ent(id), updates }]);
+    const readLowest = async (id: string, series: string, floor = 0): Promise<number | null> =>
+      (await store.read(ent(id), [{ kind: 'lowest', series, floor }]))[0]!;
 
     beforeEach(async () => {
       store = await makeStore();
@@ -131,12 +133,44 @@ export function windowStoreContract(name: string, makeStore: MakeWindowStore): v
                 await put(id, sum('x', s.bucket, s.delta, s.floor));
               } else {
                 expect(await readSum(id, 'x', s.floor)).toBe([...model.values()].reduce((a, b) => a + b, 0));
+                expect(await readLowest(id, 'x', s.floor)).toBe(model.size === 0 ? null : Math.min(...model.keys()));
               }
             }
             expect(await readSum(id, 'x', 0)).toBe([...model.values()].reduce((a, b) => a + b, 0));
           }),
           { numRuns: 150 },
         );
+      });
+    });
+
+    describe('lowest live bucket', () => {
+      it('answers the lowest bucket at or above the floor, evicting those below, or null', async () => {
+        await put('u1', sum('amt', 100, 1), sum('amt', 170, 2), sum('amt', 900, 3), sum('am', 5, 1), sum('amtx', 1, 1));
+        expect(await readLowest('u1', 'amt')).toBe(100);
+        // Past a gap (the stores' bound on live buckets is then the floor, below the lowest bucket).
+        expect(await readLowest('u1', 'amt', 101)).toBe(170);
+        expect(await readLowest('u1', 'amt', 101)).toBe(170);
+        expect(await readLowest('u1', 'amt', 300)).toBe(900);
+        expect(await readSum('u1', 'amt', 0)).toBe(3);
+        expect(await readLowest('u1', 'amt', 901)).toBeNull();
+        expect(await readLowest('u1', 'amt', 0)).toBeNull();
+        expect(await readLowest('u1', 'none', 0)).toBeNull();
+        expect(await readLowest('u2', 'amt', 0)).toBeNull();
+        expect(await store.read(ent('u1'), [{ kind: 'lowest', series: 'am', floor: 0 }, { kind: 'sum', series: 'amtx', floor: 0 }, { kind: 'lowest', series: 'amtx', floor: 0 }])).toEqual([5, 1, 1]);
+      });
+
+      it('answers several lowest reads of one entity in one call, each after its own eviction', async () => {
+        await put('u1', sum('a', 1, 1), sum('a', 4, 1), sum('b', 2, 1), sum('b', 6, 1));
+        const lowest = (series: string, floor: number) => ({ kind: 'lowest' as const, series, floor });
+        expect(await store.read(ent('u1'), [lowest('a', 0), lowest('b', 3), lowest('a', 2), lowest('b', 7)])).toEqual([1, 6, 4, null]);
+        expect(await store.read(ent('u1'), [{ kind: 'sum', series: 'a', floor: 0 }, lowest('a', 0)])).toEqual([1, 4]);
+      });
+
+      it('answers in readMany as in read', async () => {
+        await put('u1', sum('n', 7, 1), sum('n', 9, 1));
+        await put('u2', max('seen', 1));
+        const reads = [{ kind: 'lowest' as const, series: 'n', floor: 8 }];
+        expect(await store.readMany([{ entity: ent('u1'), reads }, { entity: ent('u2'), reads }, { entity: ent('u3'), reads }])).toEqual([[9], [null], [null]]);
       });
     });
 

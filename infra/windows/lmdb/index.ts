@@ -3,7 +3,7 @@ import path from 'node:path';
 import { open, type Key, type RootDatabase } from 'lmdb';
 import { tryLock } from '../../fs/writer-lock.js';
 import { idSlots } from '../event-ids.js';
-import { evict, update, type Entity } from '../memory/state.js';
+import { readSum, update, type Entity } from '../memory/state.js';
 import type { EntityRef, IdState, SeriesRead, WindowStore } from '../types.js';
 import { down, up } from '../../health.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
@@ -96,13 +96,9 @@ export async function createLmdbWindowStore(opts: LmdbWindowStoreOptions): Promi
   const readNow = (entity: EntityRef, reads: SeriesRead[], at: number): (number | null)[] => {
     const key = [KEYSPACES.entity, entity.scope, entity.id];
     const e = liveEntity(key, at);
-    if (!e) return reads.map((r) => (r.kind === 'max' ? null : 0));
-    const evicts = reads.some((r) => r.kind === 'sum' && e.sums.get(r.series)?.hasBelow(r.floor));
-    const values = reads.map((r) => {
-      if (r.kind === 'max') return e.maxes.get(r.series) ?? null;
-      evict(e, r.series, r.floor);
-      return e.sums.get(r.series)?.total ?? 0;
-    });
+    if (!e) return reads.map((r) => (r.kind === 'sum' ? 0 : null));
+    const evicts = reads.some((r) => r.kind !== 'max' && e.sums.get(r.series)?.hasBelow(r.floor));
+    const values = reads.map((r) => (r.kind === 'max' ? (e.maxes.get(r.series) ?? null) : readSum(e, r)));
     // Eviction is for good, as on Redis: issued (seen by every later call, not awaited to disk:
     // it is not a change a caller relies on) before the answer.
     if (evicts) writes.put(key, encodeEntity(e));

@@ -95,9 +95,7 @@ export class WindowState {
     const e = this.live(keyOf(entity.scope, entity.id), at);
     return reads.map((r) => {
       if (r.kind === 'max') return e?.maxes.get(r.series) ?? null;
-      if (!e) return 0;
-      evict(e, r.series, r.floor);
-      return e.sums.get(r.series)?.total ?? 0;
+      return e ? readSum(e, r) : r.kind === 'sum' ? 0 : null;
     });
   }
 
@@ -212,6 +210,13 @@ export function update(e: Entity, u: SeriesUpdate): void {
     e.sums.set(u.series, s);
   }
   s.add(u.bucket, u.delta);
+}
+
+/** A sum or lowest read of a live entity (shared with the LMDB store). */
+export function readSum(e: Entity, r: Exclude<SeriesRead, { kind: 'max' }>): number | null {
+  evict(e, r.series, r.floor);
+  const s = e.sums.get(r.series);
+  return r.kind === 'sum' ? (s?.total ?? 0) : (s?.lowest ?? null);
 }
 
 export function evict(e: Entity, series: string, floor: number): void {

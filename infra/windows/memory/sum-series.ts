@@ -46,6 +46,11 @@ export class SumSeries {
     this.total = addNumbers(this.total, delta);
   }
 
+  /** The lowest bucket, or null when empty. */
+  get lowest(): number | null {
+    return this.buckets[0] ?? null;
+  }
+
   /** Whether any bucket lies below `floor`. */
   hasBelow(floor: number): boolean {
     return this.buckets.length > 0 && this.buckets[0]! < floor;

@@ -158,8 +158,8 @@ const toNumber = (v: string | null | undefined): number | null => (v === null ||
 const readArgs = (reads: SeriesRead[]): string[] => {
   const args = [String(reads.length)];
   for (const r of reads) {
-    if (r.kind === 'sum') args.push('s', seriesName(r.series), String(r.floor));
-    else args.push('m', seriesName(r.series), '');
+    if (r.kind === 'max') args.push('m', seriesName(r.series), '');
+    else args.push(r.kind === 'sum' ? 's' : 'o', seriesName(r.series), String(r.floor));
   }
   return args;
 };

@@ -567,30 +567,88 @@ return 0
 `;
 
 /**
- * KEYS entity hashes; ARGV per key: the number of its reads, then three per read: 's', series,
- * floor or 'm', series, ''. Answers one string per read, keys in order (a sum of nothing is '0'),
- * or nil for a missing maximum.
+ * KEYS entity hashes; ARGV per key: the number of its reads, then three per read: 's' (sum), 'o'
+ * (lowest live bucket) or 'm' (max), the series, the floor ('' for max). Answers one string per
+ * read, keys in order (a sum of nothing is '0'), or nil for a missing maximum or lowest bucket.
+ * A lowest read is exact where `l` is only a bound below the lowest bucket, at a bounded cost: a
+ * hash of up to SCAN_FIELDS fields is scanned once for all of the entity's lowest reads (HGETALL);
+ * a larger one (a busy entity, whose lowest bucket is then near the floor) is probed upward from
+ * the floor, PROBE buckets an HMGET, at most PROBES of them, and a series with no bucket there is
+ * answered the first bucket past them: a bound, never above its lowest bucket. The flusher asks
+ * them of an entity whose expiry came due, and a bound only brings that entity's next flush earlier.
  */
 export const READ = `${SERIES}
+-- Evicts the buckets below floor from series s of hash h; answers its total (text) or nil when empty.
+local function evictTo(h, s, floor)
+  local f = { s .. ':l', s .. ':n', s .. ':t' }
+  local r = redis.call('HMGET', h, f[1], f[2], f[3])
+  local lo, t = tonumber(r[1]), r[3]
+  if lo and floor > lo then
+    local set, n = {}, 0
+    lo, n, t = evict(h, s .. ':', lo, floor, tonumber(r[2]) or 0, t)
+    local del = keepSum(set, nil, f, 1, lo, n, t)
+    if del then redis.call('HDEL', h, unpack(del))
+    else redis.call('HSET', h, unpack(set)) end
+  end
+  return t
+end
+
+local SCAN_FIELDS, PROBE, PROBES = 512, 128, 8
+
+-- The lowest bucket at or above floor of series s, among the fields all of its hash (whose series'
+-- fields are s:<bucket>; s:l, s:n, s:t are no numbers).
+local function lowest(all, s, floor)
+  local p, low = s .. ':', nil
+  for i = 1, #all, 2 do
+    local f = all[i]
+    if sub(f, 1, #p) == p then
+      local b = num(sub(f, #p + 1))
+      if b and b >= floor and (not low or b < low) then low = b end
+    end
+  end
+  return low and fmt('%d', low) or false
+end
+
+-- The lowest bucket of series s of hash h within PROBES * PROBE buckets from floor, else the first
+-- bucket past them (no bucket lies below it).
+local function probeLowest(h, s, floor)
+  local p, names = s .. ':', {}
+  for step = 0, PROBES - 1 do
+    local from = floor + step * PROBE
+    for j = 1, PROBE do names[j] = p .. fmt('%d', from + j - 1) end
+    local r = call('HMGET', h, unpack(names))
+    for j = 1, PROBE do
+      if r[j] then return fmt('%d', from + j - 1) end
+    end
+  end
+  return fmt('%d', floor + PROBES * PROBE)
+end
+
 local out = {}
 local a = 1
 for k = 1, #KEYS do
   local h = KEYS[k]
+  -- A small hash's fields, scanned once for all its lowest reads: a field evicted since is below its
+  -- series' floor, which lowest skips.
+  local size, all
   local last = a + 3 * tonumber(ARGV[a])
   for i = a + 1, last, 3 do
-    local s = ARGV[i + 1]
-    if ARGV[i] == 's' then
-      local f = { s .. ':l', s .. ':n', s .. ':t' }
-      local r = redis.call('HMGET', h, f[1], f[2], f[3])
-      local lo, floor, t = tonumber(r[1]), tonumber(ARGV[i + 2]), r[3]
-      if lo and floor > lo then
-        local set, n = {}, 0
-        lo, n, t = evict(h, s .. ':', lo, floor, tonumber(r[2]) or 0, t)
-        local del = keepSum(set, nil, f, 1, lo, n, t)
-        if del then redis.call('HDEL', h, unpack(del))
-        else redis.call('HSET', h, unpack(set)) end
+    local kind, s = ARGV[i], ARGV[i + 1]
+    if kind == 's' then
+      out[#out + 1] = evictTo(h, s, tonumber(ARGV[i + 2])) or '0'
+    elseif kind == 'o' then
+      local floor = tonumber(ARGV[i + 2])
+      if evictTo(h, s, floor) then
+        size = size or call('HLEN', h)
+        if size <= SCAN_FIELDS then
+          all = all or call('HGETALL', h)
+          out[#out + 1] = lowest(all, s, floor)
+        else
+          out[#out + 1] = probeLowest(h, s, floor)
+        end
+      else
+        out[#out + 1] = false
       end
-      out[#out + 1] = t or '0'
     else
       out[#out + 1] = redis.call('HGET', h, s .. ':m')
     end
