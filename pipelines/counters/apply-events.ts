@@ -30,12 +30,12 @@ type Due = [org: string, entries: { id: string; dueAt: number }[]][];
 class ChangedEntities {
   private readonly byOrg = new Map<string, Map<string, number>>();
 
-  /** `expiryTick` is Infinity for an event that enters no window. */
-  add(org: string, entity: string, expiryTick: number): void {
+  /** `tick` is the event's expiry tick, Infinity for an event that enters no window. */
+  add(org: string, entity: string, tick: number): void {
     let entities = this.byOrg.get(org);
     if (!entities) this.byOrg.set(org, (entities = new Map<string, number>()));
     const cur = entities.get(entity);
-    if (cur === undefined || expiryTick < cur) entities.set(entity, expiryTick);
+    if (cur === undefined || tick < cur) entities.set(entity, tick);
   }
 
   dirty(dueAt: number): Due {
