@@ -4,8 +4,9 @@ import { createKafkaBus } from '../infra/bus/kafka/index.js';
 import { partitionLag, replicationFactorFor } from '../infra/bus/kafka/admin.js';
 import { chunkBySize } from '../infra/chunk.js';
 import { keyPartitioner } from '../infra/bus/kafka/partitioner.js';
+import { toConsumed } from '../infra/bus/kafka/consumer.js';
 import fc from 'fast-check';
-import { Partitioners, type PartitionMetadata } from 'kafkajs';
+import { Partitioners, type IHeaders, type KafkaMessage, type PartitionMetadata } from 'kafkajs';
 import type { Bus } from '../infra/bus/types.js';
 import { bodyOf, busContract, consume, jsonMessage, uniqueName } from './contracts/bus.js';
 import { busCrashSuite } from './fixtures/bus-crash-harness.js';
@@ -15,6 +16,16 @@ describe('kafka bus helpers', () => {
   it('chunks by summed size, keeping order, an oversized item alone', () => {
     expect(chunkBySize([3, 3, 3, 9, 1, 1], (n) => n, 6)).toEqual([[3, 3], [3], [9], [1, 1]]);
     expect(chunkBySize([], (n: number) => n, 6)).toEqual([]);
+  });
+
+  it('hands messages over with the last value of each header, those without headers sharing one frozen empty set', () => {
+    const message = (headers: IHeaders | undefined) => ({ key: Buffer.from('k'), value: null, timestamp: '1700000000000', attributes: 0, offset: '7', headers }) as KafkaMessage;
+    const plain = toConsumed('t', 2, message({}));
+    expect(plain).toEqual({ topic: 't', partition: 2, offset: '7', timestamp: 1_700_000_000_000, key: 'k', value: Buffer.alloc(0), headers: {} });
+    // One object for every message without headers, not one each: a batch holds thousands.
+    expect(toConsumed('t', 2, message(undefined)).headers).toBe(plain.headers);
+    expect(Object.isFrozen(plain.headers)).toBe(true);
+    expect(toConsumed('t', 2, message({ a: [Buffer.from('1'), Buffer.from('2')], b: 'x', c: undefined })).headers).toEqual({ a: '2', b: 'x' });
   });
 
   it('counts lag from the committed offset, or from the oldest message when nothing is committed', () => {

@@ -111,7 +111,10 @@ describe('the counter stage applies a batch in slices', () => {
     expect((await store.takeDue(ORG, DIRTY_QUEUE, T0, 100)).sort()).toEqual([...expected().keys()].sort());
     // Each entity once, due at the first flush tick at which one of its events leaves a window.
     const ticks = new Map<string, number>();
-    for (const { value: e } of batch) for (const at of planEvent(compiled, e, T0).expiries) ticks.set(e.entity_id, Math.min(ticks.get(e.entity_id) ?? Infinity, expiryTick(at, compiled.flushMs)));
+    for (const { value: e } of batch) {
+      const at = planEvent(compiled, e, T0).expiresAt;
+      if (at !== null) ticks.set(e.entity_id, Math.min(ticks.get(e.entity_id) ?? Infinity, expiryTick(at, compiled.flushMs)));
+    }
     for (const tick of [...new Set(ticks.values())].sort((x, y) => x - y)) {
       expect(await store.takeDue(ORG, EXPIRY_QUEUE, tick - 1, 100_000)).toEqual([]);
       expect(await store.takeDue(ORG, EXPIRY_QUEUE, tick, 100_000)).toEqual([...ticks].filter(([, t]) => t === tick).map(([id]) => id).sort());

@@ -85,9 +85,13 @@ export function retiredAfter(before: { config: CounterConfig; retired: CounterCo
   return [...out.values()];
 }
 
+const unfiltered = (c: CompiledCounter): boolean => c.filters.length === 0;
+
 /** Counters of `compiled` that the event counts towards now. */
-export function matchingCounters(compiled: CompiledConfig, event: { event_type: string; attributes?: Record<string, string> }): CompiledCounter[] {
+export function matchingCounters(compiled: CompiledConfig, event: { event_type: string; attributes?: Record<string, string> }): readonly CompiledCounter[] {
   const candidates = compiled.counting.get(event.event_type);
   if (!candidates) return [];
+  // Counters without attribute filters take every event of their type: the list as it is, not a copy per event.
+  if (candidates.every(unfiltered)) return candidates;
   return candidates.filter((c) => c.filters.every(([k, v]) => event.attributes?.[k] === v));
 }

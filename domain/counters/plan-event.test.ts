@@ -43,7 +43,7 @@ describe('planEvent', () => {
       { kind: 'sum', series: cc.counters[0]!.series, bucket: Math.floor(now / 1000), delta: 1, floor: Math.floor((now - 3_600_000) / 1000) + 1 },
       { kind: 'max', series: cc.counters[3]!.series, value: now },
     ]);
-    expect(login.expiries).toEqual([now + 3_600_000]);
+    expect(login.expiresAt).toBe(now + 3_600_000);
     expect(planEvent(cc, ev({ event_type: 'deposit', value: 7 }), now).updates).toMatchObject([{ kind: 'sum', delta: 7, bucket: Math.floor(now / 60_000) }]);
     expect(planEvent(cc, ev({ event_type: 'other' }), now).updates).toEqual([]);
   });
@@ -60,9 +60,19 @@ describe('planEvent', () => {
     const cc = compiled();
     const late = planEvent(cc, ev({ occurred_at: iso(now - 1_800_000) }), now);
     expect(late.updates[0]).toMatchObject({ bucket: Math.floor((now - 1_800_000) / 1000) });
-    expect(late.expiries).toEqual([now + 1_800_000]);
+    expect(late.expiresAt).toBe(now + 1_800_000);
     const old = planEvent(cc, ev({ occurred_at: iso(now - 3_600_000) }), now);
     expect(old.updates).toEqual([{ kind: 'max', series: cc.counters[3]!.series, value: now - 3_600_000 }]);
+    expect(old.expiresAt).toBeNull();
+  });
+
+  it('answers the first instant at which the event leaves one of its windows', () => {
+    const cc = compiled((c) => c.counters.push({ name: 'logins_30m', event_type: 'login', aggregate: 'count', window: { amount: 30, unit: 'minutes' }, attribute_filters: {}, alert_thresholds: [], active: true }));
+    const plan = planEvent(cc, ev({ occurred_at: iso(now - 600_000) }), now);
+    expect(plan.updates.map((u) => u.kind)).toEqual(['sum', 'max', 'sum']);
+    expect(plan.expiresAt).toBe(now + 1_200_000);
+    // Given the parsed instant, the event's text is not read again.
+    expect(planEvent(cc, ev({ occurred_at: 'not read' }), now, now - 600_000)).toEqual(plan);
   });
 
   it('counts nothing for inactive counters or a disabled configuration', () => {

@@ -5,7 +5,7 @@ import type { ApplyRequest } from '../../infra/windows/types.js';
 import type { TopicEvent } from '../../schemas/http/counters.js';
 import type { CompiledConfig } from '../../domain/counters/compile.js';
 import { checkEvent } from '../../domain/counters/check-event.js';
-import { crossesThreshold, planEvent, type PlannedEvent } from '../../domain/counters/plan-event.js';
+import { crossesThreshold, planEvent, type Watched } from '../../domain/counters/plan-event.js';
 import type { Decoded } from '../stage.js';
 import type { ConfigStore } from './config-store.js';
 import { expiryTick } from '../../domain/counters/next-expiry.js';
@@ -16,46 +16,41 @@ export const EVENTS_TOPIC = 'events';
 interface Applied {
   compiled: CompiledConfig;
   entityId: string;
-  watched: PlannedEvent['watched'];
+  watched: readonly Watched[];
 }
 
 type Due = [org: string, entries: { id: string; dueAt: number }[]][];
 
-/** Per organization, the entities a batch changed: all due at the batch's instant. */
-class ChangedEntities {
-  private readonly byOrg = new Map<string, Set<string>>();
-
-  add(org: string, id: string): void {
-    let ids = this.byOrg.get(org);
-    if (!ids) this.byOrg.set(org, (ids = new Set<string>()));
-    ids.add(id);
-  }
-
-  due(dueAt: number): Due {
-    const out: Due = [];
-    this.byOrg.forEach((ids, org) => out.push([org, Array.from(ids, (id) => ({ id, dueAt }))]));
-    return out;
-  }
-}
-
 /**
- * Per organization, the earliest flush tick at which each changed entity's values drop: one
- * expiry-queue member per entity, however many expiries its events bring (the flusher schedules
- * the later ones as each comes due).
+ * Per organization, the entities a batch changed (all due on the dirty queue at the batch's
+ * instant) and the earliest flush tick at which each one's values drop (one expiry-queue member per
+ * entity, however many expiries its events bring: the flusher schedules the later ones as each
+ * comes due). One map entry per entity serves both queues: an event costs one lookup.
  */
-class Expiries {
+class ChangedEntities {
   private readonly byOrg = new Map<string, Map<string, number>>();
 
-  add(org: string, tick: number, entity: string): void {
+  /** `tick` is the event's expiry tick, Infinity for an event that enters no window. */
+  add(org: string, entity: string, tick: number): void {
     let entities = this.byOrg.get(org);
     if (!entities) this.byOrg.set(org, (entities = new Map<string, number>()));
     const cur = entities.get(entity);
     if (cur === undefined || tick < cur) entities.set(entity, tick);
   }
 
-  due(): Due {
+  dirty(dueAt: number): Due {
     const out: Due = [];
-    this.byOrg.forEach((entities, org) => out.push([org, Array.from(entities, ([id, dueAt]) => ({ id, dueAt }))]));
+    this.byOrg.forEach((entities, org) => out.push([org, Array.from(entities.keys(), (id) => ({ id, dueAt }))]));
+    return out;
+  }
+
+  expiries(): Due {
+    const out: Due = [];
+    this.byOrg.forEach((entities, org) => {
+      const entries: { id: string; dueAt: number }[] = [];
+      entities.forEach((dueAt, id) => dueAt !== Infinity && entries.push({ id, dueAt }));
+      if (entries.length > 0) out.push([org, entries]);
+    });
     return out;
   }
 }
@@ -95,7 +90,7 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
 
   /** Flushes at once the entities whose applied events moved a value across an alert threshold. */
   async function flushCrossings(applied: Applied[]): Promise<void> {
-    const byEntity = new Map<string, { compiled: CompiledConfig; entityId: string; watched: Map<string, PlannedEvent['watched'][number]> }>();
+    const byEntity = new Map<string, { compiled: CompiledConfig; entityId: string; watched: Map<string, Watched> }>();
     for (const a of applied) {
       if (a.watched.length === 0) continue;
       const key = JSON.stringify([a.compiled.orgId, a.entityId]);
@@ -122,8 +117,7 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
     const now = clock.now();
     const rejected: Rejected[] = [];
     const crossing: Applied[] = [];
-    const dirty = new ChangedEntities();
-    const expiries = new Expiries();
+    const changed = new ChangedEntities();
     // One lookup per organization and batch: the loop below is per event.
     const configs = new Map<string, CompiledConfig | null>();
     let slice: Slice = { requests: [], watched: [] };
@@ -151,20 +145,19 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
       if (pause) await pause;
       let compiled = configs.get(event.org_id);
       if (compiled === undefined) configs.set(event.org_id, (compiled = await deps.configs.get(event.org_id)));
-      const reason = checkEvent(compiled, event, now);
+      // Parsed once for the check and the plan: Date.parse of the text is a fair part of an event's work.
+      const occurredAt = Date.parse(event.occurred_at);
+      const reason = checkEvent(compiled, event, now, occurredAt);
       if (reason) {
         rejected.push({ message, reason });
         continue;
       }
       if (!compiled) continue;
-      const plan = planEvent(compiled, event, now);
+      const plan = planEvent(compiled, event, now, occurredAt);
       if (plan.updates.length === 0) continue;
       if (plan.watched.length > 0) slice.watched.push({ at: slice.requests.length, applied: { compiled, entityId: event.entity_id, watched: plan.watched } });
       slice.requests.push({ entity: { scope: event.org_id, id: event.entity_id }, updates: plan.updates, once: { id: event.event_id, ttlMs: compiled.eventIdTtlMs } });
-      dirty.add(event.org_id, event.entity_id);
-      let earliest = Infinity;
-      for (const at of plan.expiries) if (at < earliest) earliest = at;
-      if (earliest !== Infinity) expiries.add(event.org_id, expiryTick(earliest, compiled.flushMs), event.entity_id);
+      changed.add(event.org_id, event.entity_id, plan.expiresAt === null ? Infinity : expiryTick(plan.expiresAt, compiled.flushMs));
       if (slice.requests.length === APPLY_SLICE) {
         const full = slice;
         slice = { requests: [], watched: [] };
@@ -175,8 +168,8 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
     await settle();
     await rejectEvents(rejected);
     await Promise.all([
-      ...dirty.due(now).map(([org, entries]) => windows.schedule(org, DIRTY_QUEUE, entries)),
-      ...expiries.due().map(([org, entries]) => windows.schedule(org, EXPIRY_QUEUE, entries)),
+      ...changed.dirty(now).map(([org, entries]) => windows.schedule(org, DIRTY_QUEUE, entries)),
+      ...changed.expiries().map(([org, entries]) => windows.schedule(org, EXPIRY_QUEUE, entries)),
     ]);
     await flushCrossings(crossing);
   };

@@ -20,19 +20,21 @@ const LINGER_MIN_BYTES = 1 << 20;
 
 export const defaultTuning: GroupTuning = { partitionsConsumedConcurrently: 1, maxWaitTimeInMs: 1000, sessionTimeoutMs: 10_000, readyTimeoutMs: 60_000 };
 
+/** Most messages carry no headers: they share one (frozen) empty set instead of one each. */
+const NO_HEADERS: Headers = Object.freeze({});
+
 /** kafkajs may repeat a header; the port carries one string per name, the last one set. */
-function toHeaders(raw: IHeaders | undefined): Headers | undefined {
-  if (!raw) return undefined;
-  const out: Headers = {};
-  for (const [name, value] of Object.entries(raw)) {
+function toHeaders(raw: IHeaders | undefined): Headers {
+  let out: Headers | undefined;
+  for (const name in raw) {
+    const value = raw[name];
     const last = Array.isArray(value) ? value[value.length - 1] : value;
-    if (last !== undefined) out[name] = last.toString();
+    if (last !== undefined) (out ??= {})[name] = last.toString();
   }
-  return out;
+  return out ?? NO_HEADERS;
 }
 
-function toConsumed(topic: string, partition: number, m: KafkaMessage): ConsumedMessage {
-  const headers = toHeaders(m.headers);
+export function toConsumed(topic: string, partition: number, m: KafkaMessage): ConsumedMessage {
   return {
     topic,
     partition,
@@ -41,7 +43,7 @@ function toConsumed(topic: string, partition: number, m: KafkaMessage): Consumed
     key: m.key === null ? null : m.key.toString(),
     // A null value (a tombstone) reaches the handler as an empty buffer.
     value: m.value ?? Buffer.alloc(0),
-    ...(headers ? { headers } : {}),
+    headers: toHeaders(m.headers),
   };
 }
 
