@@ -329,7 +329,7 @@ describe('redis window store: the apply frame', () => {
     const writer = new RespWriter(16);
     for (const a of args) {
       if (typeof a === 'string') writer.string(a);
-      else writer.bytes(a);
+      else writer.computed(a.length, (bytes, buf, at) => bytes.copy(buf, at), a);
     }
     const script = framedScript(lua);
     const frame = script.frame(writer);
@@ -343,6 +343,49 @@ describe('redis window store: the apply frame', () => {
     const sha = createHash('sha1').update(lua).digest('hex');
     const ioredis = (name: string, first: string): Buffer => Buffer.from(new Command(name, [first, ...args]).toWritable(socket));
     expect(written).toEqual([ioredis('eval', lua), ioredis('evalsha', sha)]);
+  });
+
+  it('writes a bulk string in parts, numbers as String(n) writes them, as it writes the whole string', () => {
+    const numbers = [0, -0, 7, -12, 99, 100, 1234567, 2 ** 53 - 1, -(2 ** 53) + 1, 2 ** 53, 1e21, 0.5, -1.5e-7, 123.456, 1 / 3];
+    const cases: (string | number)[][] = [
+      ...numbers.map((n) => ['s,', n, ',', n, ',', n]),
+      ['w:{acme:', 'x'.repeat(120), '}'],
+      ['é'.repeat(4), 12],
+      ['漢字', '🙂', 'ключ'],
+      [''],
+      [],
+    ];
+    for (const parts of cases) {
+      const whole = new RespWriter(16);
+      whole.string(parts.map(String).join(''));
+      const inParts = new RespWriter(16);
+      inParts.begin(1);
+      for (const p of parts) {
+        if (typeof p === 'number') inParts.number(p);
+        else inParts.text(p);
+      }
+      inParts.end();
+      expect(inParts.view().toString(), JSON.stringify(parts)).toBe(whole.view().toString());
+      expect(inParts.count).toBe(1);
+    }
+  });
+
+  it('writes an entity key with the characters of the key layout escaped, where reads find it', async () => {
+    const keyPrefix = `${runPrefix}escaped:`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    const entities = [
+      { scope: 'a:b', id: '{u}:1%' },
+      { scope: 'a', id: 'b:u}' },
+      { scope: 'acme', id: 'u1' },
+    ];
+    try {
+      const updates: SeriesUpdate[] = [{ kind: 'sum', series: 'n', bucket: 1, delta: 2.5, floor: 0 }];
+      expect(await store.apply(entities.map((entity, i) => ({ entity, updates, once: { id: `e${i}`, ttlMs: 60_000 } })))).toEqual([true, true, true]);
+      for (const entity of entities) expect(await store.read(entity, [{ kind: 'sum', series: 'n', floor: 0 }])).toEqual([2.5]);
+      expect(await admin.exists(`${keyPrefix}{a%3ab:%7bu%7d%3a1%25}`, `${keyPrefix}{a:b%3au%7d}`, `${keyPrefix}{acme:u1}`)).toBe(3);
+    } finally {
+      await store.close();
+    }
   });
 
   it('applies and reads an entity and a series named in other scripts than Latin, and applies again after SCRIPT FLUSH', async () => {

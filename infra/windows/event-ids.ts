@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { sha256Head12 } from './sha256-head.js';
 
 /**
  * The time grid of remembered event ids, shared by both stores. Ids are kept in time slots of
@@ -31,9 +32,20 @@ export function idSlots(ttlMs: number, now: number): IdSlots {
   return { slotMs, first: Math.floor((now - ttlMs) / slotMs), last, expireAt: (last + 1) * slotMs + ttlMs };
 }
 
+export const ID_DIGEST_BYTES = 12;
+
 /**
  * 12 bytes of SHA-256 of the event id: 4 pick the hash bucket within a slot, 8 are the stored field.
  * The organization is in the key, so it is not hashed; a collision of 64 bits within one bucket
  * of one organization is out of reach, and SHA-256 keeps a producer from crafting one.
  */
-export const idDigest = (id: string): Buffer => hash('sha256', id, 'buffer').subarray(0, 12);
+export function idDigest(id: string): Buffer {
+  const digest = Buffer.allocUnsafe(ID_DIGEST_BYTES);
+  writeIdDigest(id, digest, 0);
+  return digest;
+}
+
+/** idDigest written at out[at..at+12): most ids are short ASCII, hashed here without a call into C++. */
+export function writeIdDigest(id: string, out: Uint8Array, at: number): void {
+  if (!sha256Head12(id, out, at)) out.set(hash('sha256', id, 'buffer').subarray(0, ID_DIGEST_BYTES), at);
+}

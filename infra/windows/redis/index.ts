@@ -2,7 +2,7 @@ import type { Redis, Result } from 'ioredis';
 import type { ApplyRequest, EntityReads, EntityRef, Hold, IdState, SeriesRead, SeriesUpdate, WindowStore } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
-import { idDigest, idSlots } from '../event-ids.js';
+import { ID_DIGEST_BYTES, idDigest, idSlots, writeIdDigest } from '../event-ids.js';
 import { APPLY, APPLY_ENTITY, CLAIM, DROP_HOLD, HOLD, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
 import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl, type RedisAddress } from './url.js';
@@ -88,6 +88,8 @@ function keys(prefix: string) {
   const tag = (e: EntityRef): string => `{${esc(e.scope)}:${esc(e.id)}}`;
   return {
     entity: (e: EntityRef): string => prefix + tag(e),
+    /** An entity key up to its escaped id: the apply writes the key in parts (head, esc(id), '}'). */
+    entityHead: (scope: string): string => `${prefix}{${esc(scope)}:`,
     marker: (e: EntityRef): string => `${prefix}o:${tag(e)}`,
     /** The meta key of a scope's ids on a grid of `slotMs` (see event-ids.ts and scripts.ts IDS). */
     ids: (scope: string, slotMs: number): string => `${prefix}j:{${esc(scope)}}:${slotMs}`,
@@ -146,6 +148,23 @@ const ID_STATES: IdState[] = ['new', 'reserved', 'applied'];
 
 /** An update's numbers packed in one argument (see APPLY): the cost of a call grows with its argument count. */
 const packed = (u: SeriesUpdate): string => (u.kind === 'sum' ? `s,${u.bucket},${u.delta},${u.floor}` : `m,${u.value}`);
+
+/** packed(u) written in place, for the one-server apply: no string built for an update's numbers. */
+function writePacked(w: RespWriter, u: SeriesUpdate): void {
+  w.begin(16);
+  if (u.kind === 'sum') {
+    w.text('s,');
+    w.number(u.bucket);
+    w.text(',');
+    w.number(u.delta);
+    w.text(',');
+    w.number(u.floor);
+  } else {
+    w.text('m,');
+    w.number(u.value);
+  }
+  w.end();
+}
 
 /** Two arguments per update: the series, then its numbers. */
 function pushUpdates(args: (string | Buffer)[], r: ApplyRequest): void {
@@ -272,22 +291,38 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
         keyArgs.reset();
         requestArgs.reset();
         const gridIndex = new Map<IdGrid, number>();
+        // A call's requests mostly share one organization and id window: the key head of the last
+        // request's scope and the grid of the last request with an id serve the next ones.
+        let scope: string | undefined;
+        let head = '';
+        let last: { scope: string; ttlMs: number; index: number } | undefined;
         let weight = 0;
         for (const r of chunk) {
           weight += weightOf(r);
-          keyArgs.string(key.entity(r.entity));
+          if (r.entity.scope !== scope) head = key.entityHead((scope = r.entity.scope));
+          const id = esc(r.entity.id);
+          keyArgs.begin(head.length + id.length + 1);
+          keyArgs.text(head);
+          keyArgs.text(id);
+          keyArgs.text('}');
+          keyArgs.end();
+          requestArgs.begin(4);
           if (r.once) {
-            const grid = gridOf(r.entity.scope, r.once.ttlMs, now);
-            let index = gridIndex.get(grid);
-            if (index === undefined) gridIndex.set(grid, (index = gridIndex.size + 1));
-            requestArgs.string(`${index},${r.updates.length}`);
-            requestArgs.bytes(idDigest(r.once.id));
-          } else {
-            requestArgs.string(`,${r.updates.length}`);
+            if (last?.scope !== scope || last.ttlMs !== r.once.ttlMs) {
+              const grid = gridOf(scope, r.once.ttlMs, now);
+              let index = gridIndex.get(grid);
+              if (index === undefined) gridIndex.set(grid, (index = gridIndex.size + 1));
+              last = { scope, ttlMs: r.once.ttlMs, index };
+            }
+            requestArgs.number(last.index);
           }
+          requestArgs.text(',');
+          requestArgs.number(r.updates.length);
+          requestArgs.end();
+          if (r.once) requestArgs.computed(ID_DIGEST_BYTES, writeIdDigest, r.once.id);
           for (const u of r.updates) {
             requestArgs.string(seriesName(u.series));
-            requestArgs.string(packed(u));
+            writePacked(requestArgs, u);
           }
         }
         numKeys.reset();
