@@ -346,7 +346,9 @@ describe('redis window store: the apply frame', () => {
   });
 
   it('writes a bulk string in parts, numbers as String(n) writes them, as it writes the whole string', () => {
-    const numbers = [0, -0, 7, -12, 99, 100, 1234567, 2 ** 53 - 1, -(2 ** 53) + 1, 2 ** 53, 1e21, 0.5, -1.5e-7, 123.456, 1 / 3];
+    // Every count of digits at its edges: Math.log10 rounds 10^15 - 1 up to 15.
+    const edges = Array.from({ length: 16 }, (_, d) => [10 ** d - 1, 10 ** d]).flat();
+    const numbers = [0, -0, 7, -12, 99, 100, 1234567, ...edges, 2 ** 53 - 1, -(2 ** 53) + 1, 2 ** 53, 1e21, 0.5, -1.5e-7, 123.456, 1 / 3];
     const cases: (string | number)[][] = [
       ...numbers.map((n) => ['s,', n, ',', n, ',', n]),
       ['w:{acme:', 'x'.repeat(120), '}'],

@@ -150,8 +150,12 @@ export class RespWriter {
  */
 const SHORT = 64;
 
-/** Decimal digits of a non-negative safe integer. */
-const digitsOf = (n: number): number => (n < 10 ? 1 : n < 100 ? 2 : n < 1000 ? 3 : Math.floor(Math.log10(n)) + 1);
+/** Decimal digits of a non-negative safe integer, by exact powers of ten (Math.log10 rounds 10^15 - 1 up to 15). */
+function digitsOf(n: number): number {
+  let d = 1;
+  for (let p = 10; p <= n; p *= 10) d++;
+  return d;
+}
 
 /** Bytes of `$<n>\r\n`. */
 const headerLength = (n: number): number => 3 + digitsOf(n);
