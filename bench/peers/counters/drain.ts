@@ -20,7 +20,7 @@ export interface Drain {
   totalMs: number;
 }
 
-const committedSum = async (admin: Admin, groupId: string, topic: string): Promise<number> => {
+export const committedSum = async (admin: Admin, groupId: string, topic: string): Promise<number> => {
   const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
   return (offsets?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
 };
@@ -32,7 +32,8 @@ export async function endOffsetSum(admin: Admin, topic: string): Promise<number>
 /**
  * Waits until `groupId` has committed every event of `topic` (`total`), failing after `timeoutMs`
  * or when `alive()` says the side's process died. `onFirstCommit` runs at the first commit seen (to
- * take CPU readings over the same span as the rate).
+ * take CPU readings over the same span as the rate). `settled`, when given, replaces the committed
+ * count (a side whose events go on through further topics after `topic`).
  */
 export async function waitDrained(opts: {
   admin: Admin;
@@ -43,10 +44,11 @@ export async function waitDrained(opts: {
   timeoutMs: number;
   alive: () => boolean;
   onFirstCommit?: () => Promise<void>;
+  settled?: () => Promise<number>;
 }): Promise<Drain> {
   let first: { at: number; committed: number } | undefined;
   for (;;) {
-    const committed = await committedSum(opts.admin, opts.groupId, opts.topic);
+    const committed = await (opts.settled ?? (() => committedSum(opts.admin, opts.groupId, opts.topic)))();
     const at = performance.now();
     if (!first && committed > 0) {
       first = { at, committed };
