@@ -70,7 +70,8 @@ export function createHousekeeper(deps: HousekeeperDeps) {
 
   /**
    * Deletes every id of the grid parts (spans or slots) whose expiry, kept in `metaSpace` as
-   * [scope, slotMs, part], passed, then their expiry; calls `gone` for each part dropped.
+   * [scope, slotMs, part], passed, then their expiry; calls `gone` for each part dropped, as soon
+   * as its expiry's removal is issued (ids.ts then reads that expiry again).
    */
   async function sweepIds(now: number, metaSpace: string, idSpace: string, gone?: (scope: string, slotMs: number, part: number) => void): Promise<number> {
     let removed = 0;
@@ -80,15 +81,15 @@ export function createHousekeeper(deps: HousekeeperDeps) {
       removed += await sweepRange([idSpace, scope, slotMs, part], [idSpace, scope, slotMs, part + 1]);
       if (stopping) return removed;
       if (!writes.isPending(key)) writes.remove(key);
-      await writes.durable();
       gone?.(scope, slotMs, part);
+      await writes.durable();
     }
     return removed;
   }
 
   /** One pass over everything that can expire; answers how many keys it removed. */
   async function sweep(now: number): Promise<number> {
-    let removed = await sweepIds(now, KEYSPACES.idSpan, KEYSPACES.id);
+    let removed = await sweepIds(now, KEYSPACES.idSpan, KEYSPACES.id, deps.ids.forgetSpans);
     removed += await sweepIds(now, KEYSPACES.legacyIdSlot, KEYSPACES.legacyId, deps.ids.forgetLegacy);
     // Entities and leases are read whole to find the expired ones: once an hour is enough for an
     // idle TTL of days (reads already treat idle entities as gone).
