@@ -70,8 +70,7 @@ export function createHousekeeper(deps: HousekeeperDeps) {
 
   /**
    * Deletes every id of the grid parts (spans or slots) whose expiry, kept in `metaSpace` as
-   * [scope, slotMs, part], passed, then their expiry; calls `gone` for each part dropped, as soon
-   * as its expiry's removal is issued (ids.ts then reads that expiry again).
+   * [scope, slotMs, part], passed, then their expiry; calls `gone` for each part dropped.
    */
   async function sweepIds(now: number, metaSpace: string, idSpace: string, gone?: (scope: string, slotMs: number, part: number) => void): Promise<number> {
     let removed = 0;
@@ -81,15 +80,15 @@ export function createHousekeeper(deps: HousekeeperDeps) {
       removed += await sweepRange([idSpace, scope, slotMs, part], [idSpace, scope, slotMs, part + 1]);
       if (stopping) return removed;
       if (!writes.isPending(key)) writes.remove(key);
-      gone?.(scope, slotMs, part);
       await writes.durable();
+      gone?.(scope, slotMs, part);
     }
     return removed;
   }
 
   /** One pass over everything that can expire; answers how many keys it removed. */
   async function sweep(now: number): Promise<number> {
-    let removed = await sweepIds(now, KEYSPACES.idSpan, KEYSPACES.id, deps.ids.forgetSpans);
+    let removed = await sweepIds(now, KEYSPACES.idSpan, KEYSPACES.id);
     removed += await sweepIds(now, KEYSPACES.legacyIdSlot, KEYSPACES.legacyId, deps.ids.forgetLegacy);
     // Entities and leases are read whole to find the expired ones: once an hour is enough for an
     // idle TTL of days (reads already treat idle entities as gone).

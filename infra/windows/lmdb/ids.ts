@@ -1,6 +1,5 @@
 import type { Key, RootDatabase } from 'lmdb';
-import { hash } from 'node:crypto';
-import type { IdSlots } from '../event-ids.js';
+import { idDigest, type IdSlots } from '../event-ids.js';
 import { KEYSPACES } from './keys.js';
 import type { WriteBehind } from './write-behind.js';
 
@@ -30,8 +29,7 @@ export interface FoundId {
   stored(state: number): number;
 }
 
-/** idDigest(id) in base64url, its 12 bytes being the hash's first 16 characters: no Buffer made. */
-const digestOf = (id: string): string => hash('sha256', id, 'base64url').slice(0, 16);
+const digestOf = (id: string): string => idDigest(id).toString('base64url');
 const spanOf = (slot: number): number => Math.floor(slot / SPAN_SLOTS);
 
 export function createIdSet(db: RootDatabase, writes: WriteBehind) {
@@ -63,22 +61,11 @@ export function createIdSet(db: RootDatabase, writes: WriteBehind) {
     return legacy.size === 0 ? undefined : findLegacy(scope, digest, slots);
   };
 
-  /**
-   * The span whose expiry was last read or written, and that expiry: nearly every new id goes to the
-   * same span, whose expiry then needs no read. Housekeeping drops only spans whose expiry passed,
-   * which one covering a new id's cannot have, yet it says so (forgetSpans); a failed commit may
-   * have lost the write, so the entry is trusted only while no commit failed.
-   */
-  let known: { scope: string; slotMs: number; span: number; expireAt: number } | undefined;
-
   const add = (scope: string, digest: string, slots: IdSlots, state: number): void => {
     const span = spanOf(slots.last);
     writes.put([KEYSPACES.id, scope, slots.slotMs, span, digest], slots.last * 2 + state);
-    if (known?.scope === scope && known.slotMs === slots.slotMs && known.span === span && known.expireAt >= slots.expireAt && writes.failure === undefined) return;
     const meta = [KEYSPACES.idSpan, scope, slots.slotMs, span];
-    const stored = (writes.get(meta) as number | undefined) ?? 0;
-    if (stored < slots.expireAt) writes.put(meta, slots.expireAt);
-    known = { scope, slotMs: slots.slotMs, span, expireAt: Math.max(stored, slots.expireAt) };
+    if (((writes.get(meta) as number | undefined) ?? 0) < slots.expireAt) writes.put(meta, slots.expireAt);
   };
 
   return {
@@ -91,10 +78,6 @@ export function createIdSet(db: RootDatabase, writes: WriteBehind) {
     },
     /** Finds `id` without adding it. */
     find: (scope: string, id: string, slots: IdSlots): FoundId | undefined => find(scope, digestOf(id), slots),
-    /** Housekeeping dropped spans: their expiry is read again. */
-    forgetSpans(): void {
-      known = undefined;
-    },
     /** Housekeeping dropped an earlier-layout slot: lookups stop searching it. */
     forgetLegacy(scope: string, slotMs: number, slot: number): void {
       const left = (legacy.get(scope) ?? []).filter(([ms, s]) => ms !== slotMs || s !== slot);
