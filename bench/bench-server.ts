@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
  * Starts a bench's own file again as its server child (`WEIR_BENCH_SERVER=1`, a free port, warn
  * logs), so the load generator and the server do not share an event loop; the child prints
  * `URL <base>` once it serves. It runs with the node options of `npm start` (package.json's start
- * script, `tsx <options> main.ts`), so a bench measures the process users run; WEIR_BENCH_NODE_ARGS
+ * script), so a bench measures the process users run; its modules load through tsx, not from the
+ * tsc build `npm start` runs, which measured the same CPU an event on the counter stage
+ * (bench/results/compiled-product.md); WEIR_BENCH_NODE_ARGS
  * adds more, e.g. `--cpu-prof`. With `ipc`, the child has an IPC channel (`process.send`) to the
  * parent. Answers that base URL and the child.
  */

@@ -58,6 +58,12 @@ const checkouts = [
 const run = `cpu-${Date.now().toString(36)}`;
 const watching = process.env.WEIR_CPU_OVERLAP === '1';
 const onLmdb = process.env.WEIR_CPU_STORE === 'lmdb';
+/**
+ * The checkouts whose Weir modules load from their dist/ build, as `npm start` runs them
+ * (bench/lib/compiled-product.mjs): WEIR_CPU_COMPILED=both (each checkout built first), =this
+ * (base through tsx: with base at this checkout's commit, what tsx costs), default none.
+ */
+const compiledSides = { both: ['base', 'this'], this: ['this'] }[process.env.WEIR_CPU_COMPILED ?? ''] ?? [];
 if (onLmdb && watching) throw new Error('WEIR_CPU_OVERLAP watches the Redis store only');
 const onAvro = process.env.WEIR_CPU_AVRO === '1';
 const registryUrl = process.env.WEIR_TEST_SCHEMA_REGISTRY_URL;
@@ -117,8 +123,9 @@ async function drain(checkout: { name: string; root: string }, stage: string, pr
     const watch = watching ? { WEIR_CPU_OVERLAP: '1', WEIR_CPU_REDIS_PID: String(await redisPid(store.env.WEIR_CPU_REDIS_URL!)), WEIR_CPU_BROKER_PID: String(await brokerPid()) } : {};
     // Each checkout runs with its own start options; WEIR_CPU_NODE_ARGS adds more (e.g. --trace-gc).
     const nodeArgs = [...startNodeOptions(checkout.root), ...(process.env.WEIR_CPU_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
-      env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), ...namespaced, ...store.env, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
+    const compiled = compiledSides.includes(checkout.name) ? ['--import', fileURLToPath(new URL('./lib/compiled-product.mjs', import.meta.url))] : [];
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...compiled, fileURLToPath(new URL('./counters-consumer-cpu/consumer.ts', import.meta.url))], {
+      env: { ...process.env, ...watch, WEIR_CPU_ROOT: checkout.root, WEIR_COMPILED_ROOT: checkout.root, WEIR_CPU_TOPIC: topic, WEIR_CPU_EVENTS: String(EVENTS), WEIR_CPU_STAGE: stage, WEIR_CPU_BROKERS: brokers.join(','), ...namespaced, ...store.env, ...(profile ? { WEIR_CPU_PROFILE: profile } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let result: DrainResult | undefined;
@@ -152,15 +159,15 @@ try {
   await admin.deleteTopics({ topics: [topic] });
   await admin.disconnect();
 }
-await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : onLmdb ? 'counters-lmdb-cpu.md' : onAvro ? 'counters-consumer-avro-cpu.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
+await writeFile(path.join(here, 'bench', 'results', watching ? 'counters-overlap.md' : compiledSides.length === 1 ? 'compiled-product.md' : onLmdb ? 'counters-lmdb-cpu.md' : onAvro ? 'counters-consumer-avro-cpu.md' : 'counters-consumer-cpu.md'), `${report.join('\n')}\n`);
 
 async function measure(): Promise<void> {
   const storeText = onLmdb ? 'the embedded LMDB window store as build-platform.ts opens it, in a new directory' : 'Redis window store with the 1-second timeout, against a new redis-server without persistence';
   const sized = ['WEIR_PEERS_COUNTERS_EVENTS', 'WEIR_PEERS_COUNTERS_ENTITIES'].map((name) => `${name}=${process.env[name]} `).join('');
   say(`## Counters: ${watching ? 'where the drain waits' : "the consumer's own CPU per event"}${onLmdb ? ' on the embedded LMDB store' : ''}${onAvro ? ' reading Avro' : ''}, two checkouts alternating (issue 31)
 
-Command: \`${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${onAvro ? 'WEIR_CPU_AVRO=1 ' : ''}${onLmdb ? 'WEIR_CPU_STORE=lmdb ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
-Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}. Workload: ${EVENTS} events over ${ENTITIES} entities
+Command: \`${process.env.WEIR_CPU_COMPILED ? `WEIR_CPU_COMPILED=${process.env.WEIR_CPU_COMPILED} ` : ''}${watching ? 'WEIR_CPU_OVERLAP=1 ' : ''}${onAvro ? 'WEIR_CPU_AVRO=1 ' : ''}${onLmdb ? 'WEIR_CPU_STORE=lmdb ' : ''}${sized}WEIR_CPU_BASE=${checkouts[0]!.root} node --import tsx bench/counters-consumer-cpu.ts\` (${startedAt.toISOString().slice(0, 16)} UTC).
+Checkouts: base ${commitOf(checkouts[0]!.root)}, this ${commitOf(here)}.${compiledSides.length > 0 ? ` Weir's modules load from dist/, compiled by tsc as \`npm start\` runs them (bench/lib/compiled-product.mjs), for ${compiledSides.join(' and ')}${compiledSides.length === 1 ? '; base loads them from source through tsx' : ''}.` : ''} Workload: ${EVENTS} events over ${ENTITIES} entities
 (bench/peers/counters/workload.ts: one configuration of a 1-hour count, a 24-hour sum and last seen; occurred_at spread over
 24 hours; unique ids; ${onAvro ? 'Avro in the Confluent wire format through the test schema registry, topic `events` of a namespace of the run' : 'JSON'}), on a topic of ${PARTITIONS} partitions of the test broker (${brokers.join(',')}). Each drain is a new
 process running the counter stage as pipelines/counters/index.ts does (bench/counters-consumer-cpu/consumer.ts: Kafka bus, six

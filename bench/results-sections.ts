@@ -19,6 +19,7 @@ export const SECTION_ORDER = [
   'counters-store',
   'lmdb-intake-ids-cpu',
   'counters-consumer-cpu',
+  'compiled-product',
   'counters-consumer-avro-cpu',
   'counters-consumer',
   'counters-redis-split',
