@@ -30,6 +30,7 @@ import type { CompiledConfig } from '../domain/counters/compile.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { redisCpuMicros } from './peers/support/cpu.js';
 import { commitOf } from './lib/checkout.js';
+import { counterPipelineOf } from './lib/counter-pipeline.js';
 import { commandStats, type CommandStats } from './lib/redis-commandstats.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '200000';
@@ -49,13 +50,7 @@ interface Drain {
 }
 
 async function drain(root: string, mode: string, filledAt: number): Promise<Drain> {
-  const from = <T>(file: string): Promise<T> => import(`${root}/${file}`) as Promise<T>;
-  const { createRedisWindowStore } = await from<typeof import('../infra/windows/redis/index.js')>('infra/windows/redis/index.ts');
-  const { createEventApplier } = await from<typeof import('../pipelines/counters/apply-events.js')>('pipelines/counters/apply-events.ts');
-  const { createFlusher } = await from<typeof import('../pipelines/counters/flusher.js')>('pipelines/counters/flusher.ts');
-  const { compileConfig } = await from<typeof import('../domain/counters/compile.js')>('domain/counters/compile.ts');
-  const { counterConfigSchema } = await from<typeof import('../schemas/http/counters.js')>('schemas/http/counters.ts');
-  const { systemClock } = await from<typeof import('../infra/clock.js')>('infra/clock.ts');
+  const { createRedisWindowStore, createEventApplier, createFlusher, compileConfig, counterConfigSchema, systemClock } = await counterPipelineOf(root);
 
   const [fsync, rewrite] = mode.split(':');
   const redis = await startRedisServer(fsync === 'no' ? [] : ['--appendonly', 'yes', '--appendfsync', fsync!, ...(rewrite === 'norewrite' ? ['--auto-aof-rewrite-percentage', '0'] : [])]);

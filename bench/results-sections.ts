@@ -23,6 +23,7 @@ export const SECTION_ORDER = [
   'counters-consumer-avro-cpu',
   'counters-consumer',
   'counters-redis-split',
+  'counters-flusher-redis',
   'counters-overlap',
   'counters-apply-frame',
   'counters-redis-floor',
