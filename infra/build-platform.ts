@@ -7,7 +7,7 @@ import { systemClock, type Clock } from './clock.js';
 import { createKafkaBus } from './bus/kafka/index.js';
 import { createEmbeddedBus } from './bus/embedded/index.js';
 import { createCodec } from './codec/index.js';
-import { createRedisWindowStore } from './windows/redis/index.js';
+import { createRedisWindowStore, redisKeyPrefix } from './windows/redis/index.js';
 import { failFastOnOutage } from './windows/redis/outage.js';
 import { createLmdbWindowStore } from './windows/lmdb/index.js';
 import { createAnalytics } from './analytics/index.js';
@@ -43,6 +43,8 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
           url: config.REDIS_URL,
           cluster: config.REDIS_CLUSTER,
           commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+          // Unset, the keys are as they were before namespaces: a deployment upgraded keeps its state.
+          ...(config.REDIS_KEY_PREFIX ? { keyPrefix: redisKeyPrefix(config.REDIS_KEY_PREFIX) } : {}),
           // ioredis reports each failed reconnection (at most every 2 s); requests see their own errors.
           onConnectionError: (err) => log.warn({ err, adapter: 'redis' }, 'redis connection error'),
         }),

@@ -51,6 +51,8 @@ export const envSchema = z.object({
   /** REDIS_URL names a seed node of a Redis Cluster (the same as a redis+cluster:// URL). */
   REDIS_CLUSTER: bool.default(false),
   REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(1000),
+  /** Namespace (`<prefix>:`) of this deployment's keys on a Redis that several deployments share, as KAFKA_NAMESPACE is on Kafka. */
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'must be 1 to 100 letters, digits, _, . or -').optional(),
   CLICKHOUSE_URL: z.url().optional(),
   CLICKHOUSE_USER: z.string().default('default'),
   CLICKHOUSE_PASSWORD: z.string().default(''),

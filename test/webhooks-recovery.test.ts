@@ -121,6 +121,8 @@ describe('delivery worker crash', () => {
 });
 
 describe.skipIf(!(shouldRun('kafkaBrokers') && shouldRun('redisUrl')))('delivery worker crash on real infrastructure', () => {
-  // Topics and groups of its own (KAFKA_NAMESPACE): other test files run services on the same broker.
-  crashSuite('Kafka + Redis', () => ({ KAFKA_BROKERS: requireAddress('kafkaBrokers'), KAFKA_NAMESPACE: `webhooks${Date.now()}`, REDIS_URL: requireAddress('redisUrl'), ...(realInfra.clickhouseUrl ? { CLICKHOUSE_URL: realInfra.clickhouseUrl } : {}) }));
+  // Topics, groups and Redis keys of its own (KAFKA_NAMESPACE, REDIS_KEY_PREFIX): other test files run
+  // services on the same broker and Redis, and a webhooks service of theirs once took this run's retries.
+  const namespace = `webhooks${Date.now()}`;
+  crashSuite('Kafka + Redis', () => ({ KAFKA_BROKERS: requireAddress('kafkaBrokers'), KAFKA_NAMESPACE: namespace, REDIS_URL: requireAddress('redisUrl'), REDIS_KEY_PREFIX: namespace, ...(realInfra.clickhouseUrl ? { CLICKHOUSE_URL: realInfra.clickhouseUrl } : {}) }));
 });

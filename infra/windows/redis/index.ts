@@ -28,6 +28,9 @@ declare module 'ioredis' {
   }
 }
 
+/** The key prefix of a deployment's namespace (REDIS_KEY_PREFIX) on a shared Redis; no namespace keeps the default 'w:'. */
+export const redisKeyPrefix = (namespace: string): string => `${namespace}:w:`;
+
 export interface RedisWindowStoreOptions {
   /** redis://host:port, or redis+cluster://host:port,host:port for a Redis Cluster (client.ts). */
   url: string;
@@ -35,7 +38,7 @@ export interface RedisWindowStoreOptions {
   cluster?: boolean;
   /** An existing connection instead of one to `url` (tests wrap it to stop a call midway). */
   client?: RedisClient;
-  /** Prepended to every key (default 'w:'); tests use a fresh one per run. */
+  /** Prepended to every key (default 'w:', or redisKeyPrefix(REDIS_KEY_PREFIX)); tests use a fresh one per run. */
   keyPrefix?: string;
   /** Every apply re-arms the entity's expiry to this (default 100 days, beyond the longest window). */
   idleTtlMs?: number;
