@@ -3,8 +3,7 @@ import type { ApplyRequest, EntityReads, EntityRef, Hold, IdState, SeriesRead, S
 import { chunkBySize } from '../../chunk.js';
 import { DEFAULT_IDLE_TTL_MS, checkApply, checkFinite, checkPositive, checkReads } from '../validate.js';
 import { ID_DIGEST_BYTES, idDigest, idSlots, writeIdDigest } from '../event-ids.js';
-import { APPLY, APPLY_ENTITY, CLAIM, DROP_HOLD, HOLD, ONCE_BEGIN, ONCE_COMMIT, PROBE_LOWEST, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
-import { answerLowest, firstPart, scanHash, type LowestRead } from './lowest-read.js';
+import { APPLY, APPLY_ENTITY, CLAIM, DROP_HOLD, HOLD, ONCE_BEGIN, ONCE_COMMIT, READ, RESERVE, TAKE_DUE, UNRESERVE } from './scripts.js';
 import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl, type RedisAddress } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
@@ -23,7 +22,6 @@ declare module 'ioredis' {
     weirWindowClaim(numberOfKeys: number, ...keysAndArgs: string[]): Result<number[], Context>;
     weirWindowRead(numberOfKeys: number, ...keysAndArgs: string[]): Result<(string | null)[], Context>;
     weirWindowReadOne(entityKey: string, ...args: string[]): Result<(string | null)[], Context>;
-    weirWindowProbeLowest(entityKey: string, ...args: string[]): Result<string[], Context>;
     weirWindowTakeDue(queueKey: string, leaseKey: string, ...args: string[]): Result<string[], Context>;
     weirWindowHold(holdKey: string, holder: string, token: string, ttlMs: string): Result<[number, string, string, string], Context>;
     weirWindowDropHold(holdKey: string, holder: string): Result<number, Context>;
@@ -235,7 +233,6 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
   // The same script with its key count fixed: a cluster client auto-pipelines it (per node), which
   // it cannot do for a count given at call time; most reads name one entity.
   redis.defineCommand('weirWindowReadOne', { numberOfKeys: 1, lua: script(READ) });
-  redis.defineCommand('weirWindowProbeLowest', { numberOfKeys: 1, lua: script(PROBE_LOWEST) });
   redis.defineCommand('weirWindowTakeDue', { numberOfKeys: 2, lua: script(TAKE_DUE) });
   redis.defineCommand('weirWindowOnceBegin', { numberOfKeys: 1, lua: script(ONCE_BEGIN) });
   redis.defineCommand('weirWindowApplyEntity', { lua: script(APPLY_ENTITY) });
@@ -268,52 +265,6 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     idChunk: ID_CHUNK,
   });
 
-  /**
-   * The reads of entities of one hash slot in one READ call, and right behind it on the same
-   * connection an HSCAN of each entity with a lowest read, which the client answers (lowest-read.ts);
-   * the rest of a request firstPart stopped, in another round. `large`: entities whose hash an
-   * earlier round found too large to scan.
-   */
-  async function readEntities(keys: string[], readsOf: SeriesRead[][], large: boolean[] = []): Promise<(number | null)[][]> {
-    const cut = readsOf.map(firstPart);
-    const parts = readsOf.map((reads, i) => (cut[i] === reads.length ? reads : reads.slice(0, cut[i])));
-    const args = parts.flatMap(readArgs);
-    const call = keys.length === 1 ? redis.weirWindowReadOne(keys[0]!, ...args) : redis.weirWindowRead(keys.length, ...keys, ...args);
-    const scans = keys.map((k, i) => (!large[i] && parts[i]!.some((r) => r.kind === 'lowest') ? scanHash(redis, k) : null));
-    const [values, scanned] = await Promise.all([call, Promise.all(scans)]);
-    const big = keys.map((_, i) => large[i] === true || (scanned[i] !== null && scanned[i]![0] !== '0'));
-    let v = 0;
-    const answers = await Promise.all(
-      keys.map(async (key, i) => {
-        const reads = parts[i]!;
-        const raw = reads.map(() => values[v++]);
-        const answered = raw.map(toNumber);
-        const at: number[] = [];
-        const lowest: LowestRead[] = [];
-        reads.forEach((r, j) => {
-          if (r.kind !== 'lowest') return;
-          at.push(j);
-          lowest.push({ name: seriesName(r.series), floor: r.floor });
-        });
-        if (at.length === 0) return answered;
-        const live = at.map((j) => raw[j] !== null && raw[j] !== undefined);
-        const found = await answerLowest(key, lowest, live, big[i] ? null : scanned[i]!, redis.weirWindowProbeLowest.bind(redis));
-        at.forEach((j, n) => (answered[j] = found[n]!));
-        return answered;
-      }),
-    );
-    const rest = keys.flatMap((_, i) => (cut[i]! < readsOf[i]!.length ? [i] : []));
-    if (rest.length > 0) {
-      const more = await readEntities(
-        rest.map((i) => keys[i]!),
-        rest.map((i) => readsOf[i]!.slice(cut[i])),
-        rest.map((i) => big[i]!),
-      );
-      rest.forEach((i, n) => answers[i]!.push(...more[n]!));
-    }
-    return answers;
-  }
-
   /** Many entities a script (one hash slot a script on a cluster), the scripts of a call at once. */
   async function readMany(items: EntityReads[]): Promise<(number | null)[][]> {
     for (const i of items) checkReads(i.reads);
@@ -322,11 +273,10 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     const chunks = groupBySlot(cluster, keyed, (k) => k.key).flatMap((group) => chunkBySize(group, (k) => 1 + k.reads.length, READ_WEIGHT));
     await Promise.all(
       chunks.map(async (chunk) => {
-        const read = await readEntities(
-          chunk.map((k) => k.key),
-          chunk.map((k) => k.reads),
-        );
-        chunk.forEach((k, n) => (answers[k.i] = read[n]!));
+        const args = chunk.flatMap((k) => readArgs(k.reads));
+        const values = await (chunk.length === 1 ? redis.weirWindowReadOne(chunk[0]!.key, ...args) : redis.weirWindowRead(chunk.length, ...chunk.map((k) => k.key), ...args));
+        let v = 0;
+        for (const k of chunk) answers[k.i] = k.reads.map(() => toNumber(values[v++]));
       }),
     );
     return answers;
@@ -411,7 +361,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     async read(entity, reads) {
       checkReads(reads);
       if (reads.length === 0) return [];
-      return (await readEntities([key.entity(entity)], [reads]))[0]!;
+      return (await redis.weirWindowReadOne(key.entity(entity), ...readArgs(reads))).map(toNumber);
     },
     readMany,
     async claim(scope, namespace, ids, ttlMs) {

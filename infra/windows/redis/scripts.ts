@@ -569,10 +569,13 @@ return 0
 /**
  * KEYS entity hashes; ARGV per key: the number of its reads, then three per read: 's' (sum), 'o'
  * (lowest live bucket) or 'm' (max), the series, the floor ('' for max). Answers one string per
- * read, keys in order (a sum of nothing is '0'), or nil for a missing maximum. A lowest read is
- * only evicted to its floor here and answered its series' total, nil when no bucket is left: the
- * client finds the lowest bucket itself (lowest-read.ts), since scanning the hash in Lua cost Redis
- * about three quarters of an expiring entity's read (bench/results/counters-flusher-redis.notes.md).
+ * read, keys in order (a sum of nothing is '0'), or nil for a missing maximum or lowest bucket.
+ * A lowest read is exact where `l` is only a bound below the lowest bucket, at a bounded cost: a
+ * hash of up to SCAN_FIELDS fields is scanned once for all of the entity's lowest reads (HGETALL);
+ * a larger one (a busy entity, whose lowest bucket is then near the floor) is probed upward from
+ * the floor, PROBE buckets an HMGET, at most PROBES of them, and a series with no bucket there is
+ * answered the first bucket past them: a bound, never above its lowest bucket. The flusher asks
+ * them of an entity whose expiry came due, and a bound only brings that entity's next flush earlier.
  */
 export const READ = `${SERIES}
 -- Evicts the buckets below floor from series s of hash h; answers its total (text) or nil when empty.
@@ -590,49 +593,67 @@ local function evictTo(h, s, floor)
   return t
 end
 
+local SCAN_FIELDS, PROBE, PROBES = 512, 128, 8
+
+-- The lowest bucket at or above floor of series s, among the fields all of its hash (whose series'
+-- fields are s:<bucket>; s:l, s:n, s:t are no numbers).
+local function lowest(all, s, floor)
+  local p, low = s .. ':', nil
+  for i = 1, #all, 2 do
+    local f = all[i]
+    if sub(f, 1, #p) == p then
+      local b = num(sub(f, #p + 1))
+      if b and b >= floor and (not low or b < low) then low = b end
+    end
+  end
+  return low and fmt('%d', low) or false
+end
+
+-- The lowest bucket of series s of hash h within PROBES * PROBE buckets from floor, else the first
+-- bucket past them (no bucket lies below it).
+local function probeLowest(h, s, floor)
+  local p, names = s .. ':', {}
+  for step = 0, PROBES - 1 do
+    local from = floor + step * PROBE
+    for j = 1, PROBE do names[j] = p .. fmt('%d', from + j - 1) end
+    local r = call('HMGET', h, unpack(names))
+    for j = 1, PROBE do
+      if r[j] then return fmt('%d', from + j - 1) end
+    end
+  end
+  return fmt('%d', floor + PROBES * PROBE)
+end
+
 local out = {}
 local a = 1
 for k = 1, #KEYS do
   local h = KEYS[k]
+  -- A small hash's fields, scanned once for all its lowest reads: a field evicted since is below its
+  -- series' floor, which lowest skips.
+  local size, all
   local last = a + 3 * tonumber(ARGV[a])
   for i = a + 1, last, 3 do
     local kind, s = ARGV[i], ARGV[i + 1]
     if kind == 's' then
       out[#out + 1] = evictTo(h, s, tonumber(ARGV[i + 2])) or '0'
     elseif kind == 'o' then
-      out[#out + 1] = evictTo(h, s, tonumber(ARGV[i + 2])) or false
+      local floor = tonumber(ARGV[i + 2])
+      if evictTo(h, s, floor) then
+        size = size or call('HLEN', h)
+        if size <= SCAN_FIELDS then
+          all = all or call('HGETALL', h)
+          out[#out + 1] = lowest(all, s, floor)
+        else
+          out[#out + 1] = probeLowest(h, s, floor)
+        end
+      else
+        out[#out + 1] = false
+      end
     else
       out[#out + 1] = redis.call('HGET', h, s .. ':m')
     end
   end
   a = last + 1
-end
-return out
-`;
-
-/**
- * The lowest reads of a hash too large for the client's one HSCAN (lowest-read.ts). KEYS[1] the
- * entity hash; ARGV pairs: the series, the floor. Probes each series upward from its floor, PROBE
- * buckets an HMGET, at most PROBES of them, and answers its lowest bucket there, else the first
- * bucket past them: a bound, never above its lowest bucket. A large hash is a busy entity's, whose
- * lowest bucket is near the floor; the flusher asks of an entity whose expiry came due, and a bound
- * only brings that entity's next flush earlier.
- */
-export const PROBE_LOWEST = `
-local PROBE, PROBES = 128, 8
-local h, out = KEYS[1], {}
-for i = 1, #ARGV, 2 do
-  local p, floor, names, found = ARGV[i] .. ':', tonumber(ARGV[i + 1]), {}, nil
-  for step = 0, PROBES - 1 do
-    local from = floor + step * PROBE
-    for j = 1, PROBE do names[j] = p .. string.format('%d', from + j - 1) end
-    local r = redis.call('HMGET', h, unpack(names))
-    for j = 1, PROBE do
-      if r[j] then found = from + j - 1; break end
-    end
-    if found then break end
-  end
-  out[#out + 1] = string.format('%d', found or floor + PROBES * PROBE)
 end
 return out
 `;
