@@ -41,6 +41,7 @@ import { brokerPid, overlapRow, OVERLAP_HEADER, redisPid } from './counters-cons
 import type { OverlapSummary } from './counters-consumer-cpu/overlap.js';
 import { commitOf } from './lib/checkout.js';
 import { createCodec } from '../infra/codec/index.js';
+import { reportLines } from './lib/report.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '100000';
 process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '10000';
@@ -141,11 +142,7 @@ async function drain(checkout: { name: string; root: string }, stage: string, pr
   }
 }
 
-const report: string[] = [];
-const say = (text: string) => {
-  report.push(text);
-  console.log(text);
-};
+const { lines: report, say } = reportLines();
 
 const startedAt = new Date();
 const admin = kafka.admin();

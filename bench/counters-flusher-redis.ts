@@ -40,6 +40,7 @@ import { startRedisServer } from '../test/support/redis-server.js';
 import { commitOf } from './lib/checkout.js';
 import { counterPipelineOf } from './lib/counter-pipeline.js';
 import { commandStats, type CommandStats } from './lib/redis-commandstats.js';
+import { reportLines } from './lib/report.js';
 
 const { EVENTS, ENTITIES, PARTITIONS, eventOf, ORG, counterConfig } = await import('./peers/counters/workload.js');
 
@@ -200,11 +201,7 @@ async function drain(root: string, ticking: boolean): Promise<Drain> {
   }
 }
 
-const report: string[] = [];
-const say = (text: string) => {
-  report.push(text);
-  console.log(text);
-};
+const { lines: report, say } = reportLines();
 
 say(`## Counters: what the flusher costs Redis (issue 31)
 

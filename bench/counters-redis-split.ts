@@ -32,6 +32,7 @@ import { redisCpuMicros } from './peers/support/cpu.js';
 import { commitOf } from './lib/checkout.js';
 import { counterPipelineOf } from './lib/counter-pipeline.js';
 import { commandStats, type CommandStats } from './lib/redis-commandstats.js';
+import { reportLines } from './lib/report.js';
 
 process.env.WEIR_PEERS_COUNTERS_EVENTS ??= '200000';
 process.env.WEIR_PEERS_COUNTERS_ENTITIES ??= '20000';
@@ -86,11 +87,7 @@ async function drain(root: string, mode: string, filledAt: number): Promise<Drai
   }
 }
 
-const report: string[] = [];
-const say = (text: string) => {
-  report.push(text);
-  console.log(text);
-};
+const { lines: report, say } = reportLines();
 
 say(`## Counters: where Redis's CPU goes in the drain (issue 31)
 
