@@ -66,7 +66,12 @@ async function drain(root: string, mode: string, filledAt: number): Promise<Drai
     const apply = createEventApplier({ platform, configs, flusher });
     // Event n's entity is n mod ENTITIES: a partition is a set of entities, as keying by entity makes it.
     const partitions: Decoded<TopicEvent>[][] = Array.from({ length: PARTITIONS }, () => []);
-    for (let n = 0; n < EVENTS; n++) partitions[(n % ENTITIES) % PARTITIONS]!.push({ value: eventOf(n, filledAt), message: {} as Decoded<TopicEvent>['message'] });
+    // Each message's place in its partition, as a consumer hands it over (a store may claim ids by it).
+    for (let n = 0; n < EVENTS; n++) {
+      const p = (n % ENTITIES) % PARTITIONS;
+      const message = { topic: 'events', partition: p, offset: String(partitions[p]!.length) } as Decoded<TopicEvent>['message'];
+      partitions[p]!.push({ value: eventOf(n, filledAt), message });
+    }
     const r = new Redis(redis.url);
     await r.config('RESETSTAT');
     r.disconnect();
