@@ -1,7 +1,7 @@
 import type { Redis, Result } from 'ioredis';
 import type { ApplyRequest, ApplySource } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
-import { idDigest, idSlots } from '../event-ids.js';
+import { idDigest } from '../event-ids.js';
 import type { InFlightLimit } from '../../in-flight-limit.js';
 import type { IdGrid } from './cluster-apply.js';
 import { claimBucket, claimSlots } from './claim-layout.js';
