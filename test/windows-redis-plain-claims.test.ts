@@ -159,6 +159,17 @@ describe('redis window store: a consumer apply claims ids without a script', () 
     }
   });
 
+  it('applies an id once when a call repeats it, even at one offset (a message of two requests)', async () => {
+    const keyPrefix = `${runPrefix}repeat:`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    try {
+      expect(await store.apply([count('u1', 'twice'), count('u2', 'twice'), count('u1', 'once')], from(0, [3, 3, 4]))).toEqual([true, false, true]);
+      expect(await readCount(store, 'u2')).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('applies an id intake reserved, and answers intake applied once a consumer claimed it', async () => {
     const keyPrefix = `${runPrefix}intake:`;
     const store = createRedisWindowStore({ url, keyPrefix });

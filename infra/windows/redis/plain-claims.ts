@@ -102,9 +102,17 @@ export function createPlainApply(deps: PlainApplyDeps) {
     const sent: { i: number; at: number; newest: string; field: Buffer; value: string }[] = [];
     const expiries: string[] = [];
     const old = new Map<IdGrid, { i: number; digest: Buffer }[]>();
+    /** The first request of this call with an id: a later one with the same id, at whatever offset, is a repeat. */
+    const firstWith = new Map<string, ApplyRequest>();
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i]!;
       if (!r.once) continue;
+      const first = firstWith.get(r.once.id);
+      if (first?.entity.scope === r.entity.scope && first.once!.ttlMs === r.once.ttlMs) {
+        state[i] = TAKEN;
+        continue;
+      }
+      firstWith.set(r.once.id, r);
       const digest = idDigest(r.once.id);
       const bucket = claimBucket(digest);
       const field = digest.subarray(4);
