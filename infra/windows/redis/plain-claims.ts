@@ -1,11 +1,11 @@
 import type { Redis, Result } from 'ioredis';
 import type { ApplyRequest, ApplySource } from '../types.js';
 import { chunkBySize } from '../../chunk.js';
-import { idDigest } from '../event-ids.js';
+import { ID_DIGEST_BYTES, idDigest, writeIdDigest } from '../event-ids.js';
 import type { InFlightLimit } from '../../in-flight-limit.js';
 import type { IdGrid } from './cluster-apply.js';
-import { claimBucket, claimSlots } from './claim-layout.js';
-import { framedScript, RespWriter } from './resp-frame.js';
+import { CLAIM_BUCKETS, claimBucket, claimSlots } from './claim-layout.js';
+import { framedScript, RespWriter, sendFramed } from './resp-frame.js';
 import { APPLY_MARKED, OLD_APPLIED } from './scripts.js';
 
 declare module 'ioredis' {
@@ -58,6 +58,29 @@ export interface PlainApplyDeps {
   idChunk: number;
 }
 
+/** A scope's claim keys for a window in its newest slot, and which of its buckets this process has set the expiry of (once a key, not once a claim). */
+interface ClaimScope {
+  scope: string;
+  windowMs: number;
+  base: string;
+  newest: number;
+  expireAt: number;
+  expiring: Uint8Array;
+}
+
+/** The 8 bytes of a digest stored as its claim's field. */
+const writeField = (d: Buffer, buf: Buffer, at: number): void => void d.copy(buf, at, 4, ID_DIGEST_BYTES);
+
+/** A claim key written in parts: the scope's base, the slot, the bucket. */
+function writeClaimKey(w: RespWriter, claims: ClaimScope, slot: number, bucket: number): void {
+  w.begin(claims.base.length + 16);
+  w.text(claims.base);
+  w.number(slot);
+  w.text(':');
+  w.number(bucket);
+  w.end();
+}
+
 const MINE = 1;
 const TAKEN = 2;
 
@@ -65,10 +88,22 @@ export function createPlainApply(deps: PlainApplyDeps) {
   const { redis, limit } = deps;
   const script = framedScript(APPLY_MARKED);
   redis.defineCommand('weirWindowOldApplied', { numberOfKeys: 1, lua: OLD_APPLIED });
-  /** Claim keys whose expiry this process has set: once a key, not once a claim. */
-  const expiring = new Set<string>();
   /** Per scope and window: until when today's layout may hold ids applied before the scope's first claim. */
   const oldUntil = new Map<string, number>();
+  /** A scope's claim keys for a window while its newest slot holds; one entry per organization and window. */
+  const scopes = new Map<string, ClaimScope>();
+  const claimScope = (scope: string, windowMs: number, now: number): ClaimScope => {
+    const k = `${windowMs}\0${scope}`;
+    const slots = claimSlots(windowMs, now);
+    let held = scopes.get(k);
+    if (held?.newest !== slots.newest) {
+      held = { scope, windowMs, base: deps.claimsKey(scope, windowMs), newest: slots.newest, expireAt: slots.expireAt, expiring: new Uint8Array(CLAIM_BUCKETS) };
+      scopes.set(k, held);
+    }
+    return held;
+  };
+  /** An id's digest, computed in place for each claim (the frame copies its field out). */
+  const digest = Buffer.alloc(ID_DIGEST_BYTES);
   const numKeys = new RespWriter(16);
   const keyArgs = new RespWriter();
   const head = new RespWriter(64);
@@ -96,14 +131,18 @@ export function createPlainApply(deps: PlainApplyDeps) {
   /** Answers per request MINE (go on to the mark) or TAKEN (another appearance of the event counts it). */
   async function claim(requests: ApplyRequest[], source: ApplySource, now: number): Promise<Uint8Array> {
     const state = new Uint8Array(requests.length).fill(MINE);
-    const p = redis.pipeline();
+    // Per call: the calls of several partitions build theirs at once.
+    const frame = new RespWriter(160 * requests.length);
     let commands = 0;
-    /** Per request with an id: where its HGET's answer is, its claim's key, field and value. */
-    const sent: { i: number; at: number; newest: string; field: Buffer; value: string }[] = [];
-    const expiries: string[] = [];
+    /** Per request with an id: where its HGET's answer is, and its claim's scope and bucket. */
+    const sent: { i: number; at: number; claims: ClaimScope; bucket: number }[] = [];
+    /** Buckets whose expiry this call sets, taken back if it fails. */
+    const expiring: { claims: ClaimScope; bucket: number }[] = [];
     const old = new Map<IdGrid, { i: number; digest: Buffer }[]>();
     /** The first request of this call with an id: a later one with the same id, at whatever offset, is a repeat. */
     const firstWith = new Map<string, ApplyRequest>();
+    let claims: ClaimScope | undefined;
+    let until = 0;
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i]!;
       if (!r.once) continue;
@@ -113,59 +152,78 @@ export function createPlainApply(deps: PlainApplyDeps) {
         continue;
       }
       firstWith.set(r.once.id, r);
-      const digest = idDigest(r.once.id);
+      if (claims?.scope !== r.entity.scope || claims.windowMs !== r.once.ttlMs) {
+        claims = claimScope(r.entity.scope, r.once.ttlMs, now);
+        until = oldUntil.get(`${r.once.ttlMs}\0${r.entity.scope}`) ?? (await oldLayoutUntil(r.entity.scope, r.once.ttlMs, now));
+      }
+      writeIdDigest(r.once.id, digest, 0);
       const bucket = claimBucket(digest);
-      const field = digest.subarray(4);
-      const slots = claimSlots(r.once.ttlMs, now);
-      const base = deps.claimsKey(r.entity.scope, r.once.ttlMs);
-      const newest = `${base}${slots.newest}:${bucket}`;
-      const value = `${source.topic},${source.partition},${source.offsets[i]}`;
-      p.hget(`${base}${slots.newest - 1}:${bucket}`, field);
-      p.hsetnx(newest, field, value);
-      sent.push({ i, at: commands, newest, field, value });
+      frame.array(3);
+      frame.string('HGET');
+      writeClaimKey(frame, claims, claims.newest - 1, bucket);
+      frame.computed(8, writeField, digest);
+      frame.array(4);
+      frame.string('HSETNX');
+      writeClaimKey(frame, claims, claims.newest, bucket);
+      frame.computed(8, writeField, digest);
+      frame.begin(source.topic.length + 24);
+      frame.text(source.topic);
+      frame.text(',');
+      frame.number(source.partition);
+      frame.text(',');
+      frame.number(source.offsets[i]!);
+      frame.end();
+      sent.push({ i, at: commands, claims, bucket });
       commands += 2;
-      if (!expiring.has(newest)) {
-        p.pexpireat(newest, slots.expireAt);
-        expiries.push(newest);
+      if (claims.expiring[bucket] === 0) {
+        claims.expiring[bucket] = 1;
+        expiring.push({ claims, bucket });
+        frame.array(3);
+        frame.string('PEXPIREAT');
+        writeClaimKey(frame, claims, claims.newest, bucket);
+        frame.begin(16);
+        frame.number(claims.expireAt);
+        frame.end();
         commands++;
       }
-      const until = oldUntil.get(`${r.once.ttlMs}\0${r.entity.scope}`) ?? (await oldLayoutUntil(r.entity.scope, r.once.ttlMs, now));
       if (now < until) {
         const grid = deps.grid(r.entity.scope, r.once.ttlMs, now);
         const ids = old.get(grid) ?? [];
         old.set(grid, ids);
-        ids.push({ i, digest });
-      }
-    }
-    const oldCalls: { at: number; ids: { i: number }[] }[] = [];
-    for (const [grid, ids] of old) {
-      for (const chunk of chunkBySize(ids, () => 1, deps.idChunk)) {
-        p.weirWindowOldApplied(grid.route, ...grid.args, ...chunk.map((c) => c.digest));
-        oldCalls.push({ at: commands++, ids: chunk });
+        ids.push({ i, digest: Buffer.from(digest) });
       }
     }
     if (commands === 0) return state;
-    const answers = answersOf(await limit.run(sent.length, () => p.exec()));
-    for (const k of expiries) expiring.add(k);
-    if (expiring.size > 1 << 20) expiring.clear();
+    const oldCalls: { ids: { i: number }[]; answer: Promise<number[]> }[] = [];
+    for (const [grid, ids] of old) {
+      for (const chunk of chunkBySize(ids, () => 1, deps.idChunk)) oldCalls.push({ ids: chunk, answer: redis.weirWindowOldApplied(grid.route, ...grid.args, ...chunk.map((c) => c.digest)) });
+    }
+    let answers: unknown[];
+    try {
+      answers = answersOf(await limit.run(sent.length, () => sendFramed(redis, frame.view(), commands)));
+    } catch (err) {
+      for (const e of expiring) e.claims.expiring[e.bucket] = 0;
+      throw err;
+    }
+    const valueOf = (i: number): string => `${source.topic},${source.partition},${source.offsets[i]}`;
     const ask: typeof sent = [];
     for (const s of sent) {
       const older = answers[s.at] as string | null;
-      if (older !== null) state[s.i] = older === s.value ? MINE : TAKEN;
+      if (older !== null) state[s.i] = older === valueOf(s.i) ? MINE : TAKEN;
       else if (answers[s.at + 1] !== 1) ask.push(s);
     }
     if (ask.length > 0) {
       // Claimed before in the newest slot: by this event's own earlier attempt, or by another appearance.
       const q = redis.pipeline();
-      for (const s of ask) q.hget(s.newest, s.field);
+      for (const s of ask) q.hget(`${s.claims.base}${s.claims.newest}:${s.bucket}`, idDigest(requests[s.i]!.once!.id).subarray(4));
       const holders = answersOf(await q.exec());
       ask.forEach((s, k) => {
         if (holders[k] === null) throw new Error('an event id claim vanished between two reads of it');
-        state[s.i] = holders[k] === s.value ? MINE : TAKEN;
+        state[s.i] = holders[k] === valueOf(s.i) ? MINE : TAKEN;
       });
     }
     for (const call of oldCalls) {
-      const applied = answers[call.at] as number[];
+      const applied = await call.answer;
       call.ids.forEach((c, k) => applied[k] === 1 && (state[c.i] = TAKEN));
     }
     return state;
