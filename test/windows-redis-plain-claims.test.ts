@@ -61,7 +61,7 @@ describe('redis window store: a consumer apply claims ids without a script', () 
       const slot = Math.floor(Date.now() / DAY_MS);
       const digest = idDigest('e1');
       const claims = `${keyPrefix}k:{acme}:${DAY_MS}:${slot}:${claimBucket(digest)}`;
-      expect((await admin.hgetBuffer(claims, digest.subarray(4)))?.toString()).toBe('events,3,40');
+      expect((await admin.hgetBuffer(claims, digest.subarray(4)))?.toString()).toMatch(/^events,3,40,\d+$/);
       // Searched while it is the newest slot or the one before: it expires at the end of the next.
       expect(await admin.pexpiretime(claims)).toBe((slot + 2) * DAY_MS);
       expect(await admin.get(`${keyPrefix}p:events:3`)).toBe('41');
@@ -156,6 +156,27 @@ describe('redis window store: a consumer apply claims ids without a script', () 
     } finally {
       await store.close();
       await failingFirst.close();
+    }
+  });
+
+  it('counts a claim in the slot before as long as it is in the window, and no longer', async () => {
+    const keyPrefix = `${runPrefix}window:`;
+    const store = createRedisWindowStore({ url, keyPrefix });
+    try {
+      const before = Math.floor(Date.now() / DAY_MS) - 1;
+      const claimIn = async (id: string, second: number): Promise<void> => {
+        const digest = idDigest(id);
+        await admin.hset(`${keyPrefix}k:{acme}:${DAY_MS}:${before}:${claimBucket(digest)}`, digest.subarray(4), `events,9,1,${second}`);
+      };
+      // Claimed on another partition at the start of the slot before (more than a day ago), and in its last second.
+      await claimIn('gone', 0);
+      await claimIn('kept', DAY_MS / 1000 - 1);
+      expect(await store.reserveIds('acme', ['gone', 'kept'], DAY_MS)).toEqual(['new', 'applied']);
+      await store.unreserveIds('acme', ['gone'], DAY_MS);
+      expect(await store.apply([count('u1', 'gone'), count('u1', 'kept')], from(0, [1, 2]))).toEqual([true, false]);
+      expect(await readCount(store, 'u1')).toBe(1);
+    } finally {
+      await store.close();
     }
   });
 

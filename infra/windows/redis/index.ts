@@ -8,7 +8,7 @@ import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './clie
 import { parseRedisUrl, type RedisAddress } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
 import { createPlainApply } from './plain-claims.js';
-import { claimSlots } from './claim-layout.js';
+import { claimLimit, claimSlots } from './claim-layout.js';
 import { framedScript, RespWriter } from './resp-frame.js';
 import { moveOldQueues } from './old-queues.js';
 import { down, up } from '../../health.js';
@@ -379,7 +379,8 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
       const now = Date.now();
       const grid = gridOf(scope, ttlMs, now);
       // A consumer's claims answer `applied` too (one server only: a cluster has none).
-      const claims = cluster ? ['', '0'] : [key.claims(scope, ttlMs), String(claimSlots(ttlMs, now).newest)];
+      const newest = claimSlots(ttlMs, now).newest;
+      const claims = cluster ? ['', '0', '0'] : [key.claims(scope, ttlMs), String(newest), String(claimLimit(ttlMs, newest, now))];
       const states: IdState[][] = [];
       // In order: an id repeated in a later chunk must find the earlier one reserved.
       let n = 0;

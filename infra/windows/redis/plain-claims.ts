@@ -4,7 +4,7 @@ import { chunkBySize } from '../../chunk.js';
 import { ID_DIGEST_BYTES, idDigest, writeIdDigest } from '../event-ids.js';
 import type { InFlightLimit } from '../../in-flight-limit.js';
 import type { IdGrid } from './cluster-apply.js';
-import { CLAIM_BUCKETS, claimBucket, claimSlots } from './claim-layout.js';
+import { CLAIM_BUCKETS, claimBucket, claimLimit, claimPlace, claimSecond, claimSlots } from './claim-layout.js';
 import { framedScript, RespWriter, sendFramed } from './resp-frame.js';
 import { APPLY_MARKED, OLD_APPLIED } from './scripts.js';
 
@@ -21,7 +21,8 @@ declare module 'ioredis' {
  * (bench/results/counters-redis-ids.md); a claim without Lua costs a few plain commands.
  *
  * 1. Claim (claim-layout.ts): per id an HGET in the older claim slot and an HSETNX in the newest,
- *    whose value names the event's place in the log, `<topic>,<partition>,<offset>`. An id claimed
+ *    whose value names the event's place in the log, `<topic>,<partition>,<offset>` (and the
+ *    claim's second, so that a claim older than the window counts as absent). An id claimed
  *    under that same place is this event's own earlier attempt (a crash, a redelivery, a zombie
  *    member still working on a partition it lost): it goes on to step 2. A claim naming another
  *    place is another appearance of the event (re-sent, under another entity, on another
@@ -65,6 +66,9 @@ interface ClaimScope {
   base: string;
   newest: number;
   expireAt: number;
+  /** This call's second within the newest slot, and the lowest second of a claim in the slot before that counts. */
+  second: number;
+  limit: number;
   expiring: Uint8Array;
 }
 
@@ -97,9 +101,11 @@ export function createPlainApply(deps: PlainApplyDeps) {
     const slots = claimSlots(windowMs, now);
     let held = scopes.get(k);
     if (held?.newest !== slots.newest) {
-      held = { scope, windowMs, base: deps.claimsKey(scope, windowMs), newest: slots.newest, expireAt: slots.expireAt, expiring: new Uint8Array(CLAIM_BUCKETS) };
+      held = { scope, windowMs, base: deps.claimsKey(scope, windowMs), newest: slots.newest, expireAt: slots.expireAt, second: 0, limit: 0, expiring: new Uint8Array(CLAIM_BUCKETS) };
       scopes.set(k, held);
     }
+    held.second = claimSecond(windowMs, held.newest, now);
+    held.limit = claimLimit(windowMs, held.newest, now);
     return held;
   };
   /** An id's digest, computed in place for each claim (the frame copies its field out). */
@@ -172,6 +178,8 @@ export function createPlainApply(deps: PlainApplyDeps) {
       frame.number(source.partition);
       frame.text(',');
       frame.number(source.offsets[i]!);
+      frame.text(',');
+      frame.number(claims.second);
       frame.end();
       sent.push({ i, at: commands, claims, bucket });
       commands += 2;
@@ -205,11 +213,12 @@ export function createPlainApply(deps: PlainApplyDeps) {
       for (const e of expiring) e.claims.expiring[e.bucket] = 0;
       throw err;
     }
-    const valueOf = (i: number): string => `${source.topic},${source.partition},${source.offsets[i]}`;
+    const placeOf = (i: number): string => `${source.topic},${source.partition},${source.offsets[i]}`;
     const ask: typeof sent = [];
     for (const s of sent) {
       const older = answers[s.at] as string | null;
-      if (older !== null) state[s.i] = older === valueOf(s.i) ? MINE : TAKEN;
+      const place = older === null ? null : claimPlace(older, s.claims.limit);
+      if (place !== null) state[s.i] = place === placeOf(s.i) ? MINE : TAKEN;
       else if (answers[s.at + 1] !== 1) ask.push(s);
     }
     if (ask.length > 0) {
@@ -219,7 +228,8 @@ export function createPlainApply(deps: PlainApplyDeps) {
       const holders = answersOf(await q.exec());
       ask.forEach((s, k) => {
         if (holders[k] === null) throw new Error('an event id claim vanished between two reads of it');
-        state[s.i] = holders[k] === valueOf(s.i) ? MINE : TAKEN;
+        // Every claim in the newest slot is in the window.
+        state[s.i] = claimPlace(holders[k] as string, 0) === placeOf(s.i) ? MINE : TAKEN;
       });
     }
     for (const call of oldCalls) {

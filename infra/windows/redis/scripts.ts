@@ -537,24 +537,27 @@ return 0
 
 /**
  * KEYS[1] the ids' meta key (routing, as ONCE_BEGIN); ARGV one grid's six (see IDS), the base of
- * the scope's claim keys and their newest slot (plain-claims.ts; an empty base on a cluster, which
- * has none), then digests. Reserves the absent ids; answers per id 0 new (reserved now), 1 reserved
+ * the scope's claim keys, their newest slot and the lowest second of a claim in the slot before
+ * that counts (claim-layout.ts; an empty base on a cluster, which has none), then digests. Reserves the absent ids; answers per id 0 new (reserved now), 1 reserved
  * before (or being applied: ONCE_BEGIN), 2 applied (or claimed by a consumer: it is in the log, so
  * it will be applied).
  */
 export const RESERVE = `${IDS}
 local grid = gridArgs(1)
-local claims, newest = ARGV[7], tonumber(ARGV[8])
+local claims, newest, limit = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
 
--- Whether the id (x, f) has a consumer's claim in the newest claim slot or the one before.
+-- Whether the id (x, f) has a consumer's claim in the window: in the newest claim slot, or in the
+-- one before at a second not below limit.
 local function claimed(x, f)
   if claims == '' then return false end
   local b = ':' .. string.format('%d', x % ${CLAIM_BUCKETS})
-  return redis.call('HEXISTS', claims .. string.format('%d', newest) .. b, f) == 1 or redis.call('HEXISTS', claims .. string.format('%d', newest - 1) .. b, f) == 1
+  if redis.call('HEXISTS', claims .. string.format('%d', newest) .. b, f) == 1 then return true end
+  local v = redis.call('HGET', claims .. string.format('%d', newest - 1) .. b, f)
+  return v and tonumber(string.match(v, ',(%d+)$')) >= limit
 end
 
 local out = {}
-for i = 9, #ARGV do
+for i = 10, #ARGV do
   local x, f = split(ARGV[i])
   local _, state = findId(grid, x, f)
   if state == '1' or claimed(x, f) then out[#out + 1] = 2
