@@ -74,6 +74,21 @@ describe('redis window store: a consumer apply claims ids without a script', () 
     }
   });
 
+  it('keeps a partition mark per topic as the log names it: a deployment of another Kafka namespace on the same Redis applies its own offsets', async () => {
+    const keyPrefix = `${runPrefix}namespaces:`;
+    const blue = createRedisWindowStore({ url, keyPrefix, logNamespace: 'blue' });
+    const green = createRedisWindowStore({ url, keyPrefix, logNamespace: 'green' });
+    try {
+      expect(await blue.apply([count('b1', 'blue-1')], from(0, [500]))).toEqual([true]);
+      expect(await green.apply([count('g1', 'green-1')], from(0, [10]))).toEqual([true]);
+      expect(await admin.get(`${keyPrefix}p:blue.events:0`)).toBe('500');
+      expect(await admin.get(`${keyPrefix}p:green.events:0`)).toBe('10');
+    } finally {
+      await blue.close();
+      await green.close();
+    }
+  });
+
   it('counts a slice once when it is delivered again after a crash between its claims and its updates, and again after its updates', async () => {
     const keyPrefix = `${runPrefix}crash:`;
     const slice = [count('u1', 'r1'), count('u1', 'r2'), count('u2', 'r3')];

@@ -48,6 +48,13 @@ export interface RedisWindowStoreOptions {
   commandTimeoutMs?: number;
   /** Told of connection errors (the commands they fail reject on their own). */
   onConnectionError?: (err: Error) => void;
+  /**
+   * The namespace of the log whose partitions a consumer's apply names (KAFKA_NAMESPACE): pipelines
+   * see logical topic names, and a partition's applied-through mark (plain-claims.ts) must be that of
+   * the topic itself, or deployments and test runs that share a Redis but not their topics would
+   * share marks.
+   */
+  logNamespace?: string;
   /** The limit on apply and reserve work in flight (default one of APPLY_IN_FLIGHT); a bench passes one to watch it. */
   applyLimit?: InFlightLimit;
 }
@@ -105,6 +112,7 @@ function keys(prefix: string) {
     legacyIds: (scope: string, slotMs: number): string => `${prefix}i:{${esc(scope)}}:${slotMs}:`,
     /** The base of a scope's claim keys for a window: slot and bucket follow (claim-layout.ts). */
     claims: (scope: string, windowMs: number): string => `${prefix}k:{${esc(scope)}}:${windowMs}:`,
+    /** A log partition's applied-through mark; `topic` as the log names it (its namespace included). */
     mark: (topic: string, partition: number): string => `${prefix}p:${esc(topic)}:${partition}`,
     queue: (scope: string, queue: string): string => `${prefix}q:{${esc(scope)}}:${esc(queue)}`,
     claim: (scope: string, ns: string, id: string): string => `${prefix}c:${esc(scope)}:${esc(ns)}:${esc(id)}`,
@@ -297,7 +305,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
         limit: applyLimit,
         idleTtl,
         claimsKey: key.claims,
-        markKey: key.mark,
+        markKey: (topic, partition) => key.mark(opts.logNamespace ? `${opts.logNamespace}.${topic}` : topic, partition),
         grid: gridOf,
         entityHead: key.entityHead,
         writeEntityKey,
