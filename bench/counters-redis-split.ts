@@ -5,7 +5,8 @@
  * (events keyed by entity, as intake keys them) handled at once, batches of BATCH events each, the
  * flusher ticking as the service runs it and writing to a counter table that keeps nothing. Each
  * drain gets a fresh redis-server, AOF off or appendfsync everysec (the pair's). Reported per event:
- * Redis CPU (INFO cpu) and INFO commandstats (µs per event by command: EVALSHA is the scripts with
+ * Redis CPU (INFO cpu), this process's CPU (the pipeline's client side: planning, framing, the
+ * flusher) and INFO commandstats (µs per event by command: EVALSHA is the scripts with
  * the commands they call, which are listed beside it too).
  *
  * `WEIR_SPLIT_BASE=/path/to/other/checkout node --import tsx bench/counters-redis-split.ts`
@@ -46,6 +47,7 @@ const modes = (process.env.WEIR_SPLIT_MODES ?? 'everysec,no').split(',');
 
 interface Drain {
   cpu: number;
+  client: number;
   rate: number;
   stats: CommandStats;
 }
@@ -66,11 +68,17 @@ async function drain(root: string, mode: string, filledAt: number): Promise<Drai
     const apply = createEventApplier({ platform, configs, flusher });
     // Event n's entity is n mod ENTITIES: a partition is a set of entities, as keying by entity makes it.
     const partitions: Decoded<TopicEvent>[][] = Array.from({ length: PARTITIONS }, () => []);
-    for (let n = 0; n < EVENTS; n++) partitions[(n % ENTITIES) % PARTITIONS]!.push({ value: eventOf(n, filledAt), message: {} as Decoded<TopicEvent>['message'] });
+    // Each message's place in its partition, as a consumer hands it over (a store may claim ids by it).
+    for (let n = 0; n < EVENTS; n++) {
+      const p = (n % ENTITIES) % PARTITIONS;
+      const message = { topic: 'events', partition: p, offset: String(partitions[p]!.length) } as Decoded<TopicEvent>['message'];
+      partitions[p]!.push({ value: eventOf(n, filledAt), message });
+    }
     const r = new Redis(redis.url);
     await r.config('RESETSTAT');
     r.disconnect();
     const cpuBefore = await redisCpuMicros(redis.url);
+    const clientBefore = process.cpuUsage();
     const started = performance.now();
     flusher.start();
     await Promise.all(
@@ -80,7 +88,8 @@ async function drain(root: string, mode: string, filledAt: number): Promise<Drai
     );
     const rate = EVENTS / ((performance.now() - started) / 1000);
     await flusher.stop();
-    return { cpu: ((await redisCpuMicros(redis.url)) - cpuBefore) / EVENTS, rate, stats: await commandStats(redis.url) };
+    const client = process.cpuUsage(clientBefore);
+    return { cpu: ((await redisCpuMicros(redis.url)) - cpuBefore) / EVENTS, client: (client.user + client.system) / EVENTS, rate, stats: await commandStats(redis.url) };
   } finally {
     await windows.close();
     await redis.kill();
@@ -103,20 +112,20 @@ for (let round = 0; round < ROUNDS; round++) {
       const load = os.loadavg()[0]!;
       const d = await drain(c.root, mode, filledAt);
       rows.push({ checkout: c.name, mode, d, load });
-      console.log(`${c.name} ${mode}: ${d.cpu.toFixed(1)} µs/event, ${d.rate.toFixed(0)} events/s, load ${load.toFixed(1)}`);
+      console.log(`${c.name} ${mode}: Redis ${d.cpu.toFixed(1)} µs/event, client ${d.client.toFixed(1)}, ${d.rate.toFixed(0)} events/s, load ${load.toFixed(1)}`);
     }
   }
 }
 
 const names = [...new Set(rows.flatMap((r) => [...r.d.stats.keys()]))].sort((a, b) => (rows[0]!.d.stats.get(b)?.usec ?? 0) - (rows[0]!.d.stats.get(a)?.usec ?? 0));
-say(`| checkout | AOF | 1-min load | events/s | Redis CPU (µs/event) | ${names.join(' | ')} |`);
-say(`| --- | --- | ---: | ---: | ---: | ${names.map(() => '---:').join(' | ')} |`);
+say(`| checkout | AOF | 1-min load | events/s | Redis CPU (µs/event) | client CPU (µs/event) | ${names.join(' | ')} |`);
+say(`| --- | --- | ---: | ---: | ---: | ---: | ${names.map(() => '---:').join(' | ')} |`);
 for (const { checkout, mode, d, load } of rows) {
   const cells = names.map((n) => {
     const s = d.stats.get(n);
     return s ? `${(s.usec / EVENTS).toFixed(2)} (${(s.calls / EVENTS).toFixed(2)})` : '';
   });
-  say(`| ${checkout} | ${mode} | ${load.toFixed(1)} | ${d.rate.toFixed(0)} | ${d.cpu.toFixed(1)} | ${cells.join(' | ')} |`);
+  say(`| ${checkout} | ${mode} | ${load.toFixed(1)} | ${d.rate.toFixed(0)} | ${d.cpu.toFixed(1)} | ${d.client.toFixed(1)} | ${cells.join(' | ')} |`);
 }
 say(`\nCommand cells: µs per event (calls per event), INFO commandstats; commands called by a script count both in EVALSHA and on their own.`);
 await writeFile(path.join(here, 'bench', 'results', 'counters-redis-split.md'), `${report.join('\n')}\n`);

@@ -1,9 +1,10 @@
 /**
  * Bytes per remembered event id on Redis: `npx tsx bench/event-ids.ts [ids]` (Redis from
  * WEIR_BENCH_REDIS_URL, default redis://127.0.0.1:6379; default 1,000,000 ids). Measures MEMORY
- * USAGE over every id key of one organization in two cases: cold (no ids before, so generations grow
- * as the ids come) and steady (the generation the previous slot's as many ids grew stays). Prints a
- * markdown table.
+ * USAGE over every id key of one organization in three cases: cold (no ids before, so generations grow
+ * as the ids come), steady (the generation the previous slot's as many ids grew stays), and claimed
+ * by a consumer (an apply with its partition and offsets: redis/claim-layout.ts, whose keys hold the
+ * ids' whole window in a fixed number of buckets). Prints a markdown table.
  */
 import './scratch.js';
 import { randomUUID } from 'node:crypto';
@@ -52,22 +53,31 @@ export async function dropKeys(redis: Redis, pattern: string): Promise<void> {
   } while (cursor !== '0');
 }
 
-async function measure(ids: number, steady: boolean): Promise<string> {
+type Case = 'cold' | 'steady' | 'claimed';
+
+const CASES: Record<Case, string> = {
+  cold: 'cold (no ids before)',
+  steady: 'steady (a generation sized by the previous slot)',
+  claimed: 'claimed by a consumer (plain claims, one offset each)',
+};
+
+async function measure(ids: number, kind: Case): Promise<string> {
   const prefix = `bench:${randomUUID()}:`;
   const admin = new Redis(redisUrl);
   const store = createRedisWindowStore({ url: redisUrl, keyPrefix: prefix });
   try {
-    if (steady) {
+    if (kind === 'steady') {
       // The meta hash as the previous slot's as many ids left it (scripts.ts IDS): one generation grown to fit them.
       const g = idSlots(TTL_MS, Date.now());
       const b = steadyBuckets(ids, g.last - g.first + 1);
       await admin.hset(`${prefix}j:{acme}:${g.slotMs}`, 'top', 1, 'c', g.last - 1, 'n', ids, 'e', g.expireAt, '1', `${b},${g.last - 1},${g.expireAt}`);
     }
     for (let i = 0; i < ids; i += CALL) {
-      await store.apply(Array.from({ length: CALL }, (_, k) => ({ entity: { scope: 'acme', id: `u${k % 50}` }, updates: [], once: { id: `${randomUUID()}`, ttlMs: TTL_MS } })));
+      const call = Array.from({ length: CALL }, (_, k) => ({ entity: { scope: 'acme', id: `u${k % 50}` }, updates: [], once: { id: `${randomUUID()}`, ttlMs: TTL_MS } }));
+      await store.apply(call, kind === 'claimed' ? { source: { topic: 'events', partition: 0, offsets: call.map((_, k) => i + k) } } : undefined);
     }
-    const { bytes, keys } = await keyBytes(admin, `${prefix}j:*`);
-    return `| ${steady ? 'steady (a generation sized by the previous slot)' : 'cold (no ids before)'} | ${ids.toLocaleString('en-US')} | ${keys.toLocaleString('en-US')} | ${(bytes / ids).toFixed(1)} B |`;
+    const { bytes, keys } = await keyBytes(admin, kind === 'claimed' ? `${prefix}k:*` : `${prefix}j:*`);
+    return `| ${CASES[kind]} | ${ids.toLocaleString('en-US')} | ${keys.toLocaleString('en-US')} | ${(bytes / ids).toFixed(1)} B |`;
   } finally {
     await store.close();
     await dropKeys(admin, `${prefix}*`);
@@ -78,6 +88,5 @@ async function measure(ids: number, steady: boolean): Promise<string> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const ids = Number(process.argv[2] ?? 1_000_000);
   console.log('| case | ids | keys | MEMORY USAGE per id |\n| --- | ---: | ---: | ---: |');
-  console.log(await measure(ids, false));
-  console.log(await measure(ids, true));
+  for (const kind of Object.keys(CASES) as Case[]) console.log(await measure(ids, kind));
 }

@@ -65,10 +65,26 @@ export interface WriteOptions {
   sync?: boolean;
 }
 
+/**
+ * Where an apply's requests come from, when a consumer applies a batch of one log partition: its
+ * topic and partition, and each request's offset (in offset order, as the batch holds them). A
+ * store may use it to tell a redelivery or a zombie member's late batch from a new event without
+ * a script (Redis on one server: redis/plain-claims.ts); the others ignore it.
+ */
+export interface ApplySource {
+  topic: string;
+  partition: number;
+  offsets: number[];
+}
+
+export interface ApplyOptions extends WriteOptions {
+  source?: ApplySource;
+}
+
 export interface WindowStore {
   readonly kind: 'redis' | 'lmdb' | 'memory';
   /** Applies each request atomically; answers per request whether it applied (false = seen before). */
-  apply(requests: ApplyRequest[], options?: WriteOptions): Promise<boolean[]>;
+  apply(requests: ApplyRequest[], options?: ApplyOptions): Promise<boolean[]>;
   /** Reads series of one entity; answers values in the order asked. */
   read(entity: EntityRef, reads: SeriesRead[]): Promise<(number | null)[]>;
   /**

@@ -65,9 +65,10 @@ class ChangedEntities {
  */
 export const APPLY_SLICE = 512;
 
-/** One slice's requests, and those of them whose counters have alert thresholds. */
+/** One slice's requests, each one's offset in the partition, and those of them whose counters have alert thresholds. */
 interface Slice {
   requests: ApplyRequest[];
+  offsets: number[];
   watched: { at: number; applied: Applied }[];
 }
 
@@ -120,7 +121,10 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
     const changed = new ChangedEntities();
     // One lookup per organization and batch: the loop below is per event.
     const configs = new Map<string, CompiledConfig | null>();
-    let slice: Slice = { requests: [], watched: [] };
+    const emptySlice = (): Slice => ({ requests: [], offsets: [], watched: [] });
+    let slice = emptySlice();
+    // The batch's partition, so that the store can tell a redelivery from a new event (ApplySource).
+    const from = records[0]?.message;
     /** The slice in flight, settled to its failure (held until awaited, so never unhandled) or to nothing. */
     let inFlight: Promise<{ error: unknown } | undefined> = Promise.resolve(undefined);
     const settle = async (): Promise<void> => {
@@ -129,7 +133,7 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
     };
     const send = async (s: Slice): Promise<void> => {
       await settle();
-      inFlight = windows.apply(s.requests).then(
+      inFlight = windows.apply(s.requests, from?.topic === undefined ? undefined : { source: { topic: from.topic, partition: from.partition, offsets: s.offsets } }).then(
         (applied) => {
           for (const w of s.watched) if (applied[w.at]) crossing.push(w.applied);
           return undefined;
@@ -157,10 +161,11 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
       if (plan.updates.length === 0) continue;
       if (plan.watched.length > 0) slice.watched.push({ at: slice.requests.length, applied: { compiled, entityId: event.entity_id, watched: plan.watched } });
       slice.requests.push({ entity: { scope: event.org_id, id: event.entity_id }, updates: plan.updates, once: { id: event.event_id, ttlMs: compiled.eventIdTtlMs } });
+      slice.offsets.push(Number(message.offset));
       changed.add(event.org_id, event.entity_id, plan.expiresAt === null ? Infinity : expiryTick(plan.expiresAt, compiled.flushMs));
       if (slice.requests.length === APPLY_SLICE) {
         const full = slice;
-        slice = { requests: [], watched: [] };
+        slice = emptySlice();
         await send(full);
       }
     }

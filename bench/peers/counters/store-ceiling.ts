@@ -1,7 +1,8 @@
 /**
  * The Redis window store's own ceiling for the pair's updates: every event planned as the counter
  * pipeline plans it (planEvent, at one instant), then applied with its once id straight to the
- * store, in calls of 500, six in flight (one per partition), no Kafka and no pipeline. Planning is
+ * store, in calls of 500, six in flight (one per partition, each call with its partition and offsets
+ * as the consumer sends them), no Kafka and no pipeline. Planning is
  * done before the clock starts: the figure is the store (client and server) alone. The pipeline's
  * flush-queue calls (one per batch) are not in it.
  */
@@ -35,11 +36,15 @@ export async function storeCeiling(redisUrl: string, filledAt: number): Promise<
   // A ceiling is a throughput: calls wait their turn, however long, rather than time out.
   const store = createRedisWindowStore({ url: redisUrl, commandTimeoutMs: 600_000 });
   try {
-    let next = 0;
     const started = performance.now();
+    // Each partition's calls in order, with their offsets, as the consumer applies them (ApplySource).
     await Promise.all(
-      Array.from({ length: PARTITIONS }, async () => {
-        while (next < calls.length) await store.apply(calls[next++]!);
+      Array.from({ length: PARTITIONS }, async (_, partition) => {
+        let offset = 0;
+        for (let c = partition; c < calls.length; c += PARTITIONS) {
+          const call = calls[c]!;
+          await store.apply(call, { source: { topic: 'events', partition, offsets: call.map(() => offset++) } });
+        }
       }),
     );
     return (EVENTS * 1000) / (performance.now() - started);

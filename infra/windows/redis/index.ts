@@ -7,6 +7,8 @@ import { APPLY, APPLY_ENTITY, CLAIM, DROP_HOLD, HOLD, ONCE_BEGIN, ONCE_COMMIT, R
 import { connectRedis, eachInOrder, groupBySlot, type RedisClient } from './client.js';
 import { parseRedisUrl, type RedisAddress } from './url.js';
 import { createClusterApply, type IdGrid } from './cluster-apply.js';
+import { createPlainApply } from './plain-claims.js';
+import { claimLimit, claimSlots } from './claim-layout.js';
 import { framedScript, RespWriter } from './resp-frame.js';
 import { moveOldQueues } from './old-queues.js';
 import { down, up } from '../../health.js';
@@ -46,6 +48,13 @@ export interface RedisWindowStoreOptions {
   commandTimeoutMs?: number;
   /** Told of connection errors (the commands they fail reject on their own). */
   onConnectionError?: (err: Error) => void;
+  /**
+   * The namespace of the log whose partitions a consumer's apply names (KAFKA_NAMESPACE): pipelines
+   * see logical topic names, and a partition's applied-through mark (plain-claims.ts) must be that of
+   * the topic itself, or deployments and test runs that share a Redis but not their topics would
+   * share marks.
+   */
+  logNamespace?: string;
   /** The limit on apply and reserve work in flight (default one of APPLY_IN_FLIGHT); a bench passes one to watch it. */
   applyLimit?: InFlightLimit;
 }
@@ -82,6 +91,9 @@ function seriesName(series: string): string {
  *   <prefix>j:{<scope>}:<L>              meta HASH of the scope's event ids on a grid of slot length L (generations)
  *   <prefix>j:{<scope>}:<L>:<g>:<b>      HASH: 8-byte digest of an event id -> <slot>,<0 reserved | 1 applied>
  *   <prefix>i:{<scope>}:<L>:<slot>[:<g>:<b>]  the earlier layout of ids, per time slot: searched until it expires
+ *   <prefix>k:{<scope>}:<W>:<slot>:<b>   HASH: a consumer's claims of ids, one server only (claim-layout.ts)
+ *   <prefix>k:{<scope>}:<W>:since        STRING: until when the scope's ids may be in the j: layout (plain-claims.ts)
+ *   <prefix>p:<topic>:<partition>        STRING: a log partition's applied-through offset (plain-claims.ts)
  *   <prefix>q:{<scope>}:<queue>          ZSET of entity ids scored by due time
  *   <prefix>v:{<scope>}:<ns>:<id>        STRING: an opaque value (putValues); one slot per scope, so MGET serves a scope
  *   <prefix>c:<scope>:<namespace>:<id>   intake claim; each its own slot, so claims spread
@@ -98,6 +110,10 @@ function keys(prefix: string) {
     ids: (scope: string, slotMs: number): string => `${prefix}j:{${esc(scope)}}:${slotMs}`,
     /** Base of the earlier layout's per-slot meta keys, still searched until they expire. */
     legacyIds: (scope: string, slotMs: number): string => `${prefix}i:{${esc(scope)}}:${slotMs}:`,
+    /** The base of a scope's claim keys for a window: slot and bucket follow (claim-layout.ts). */
+    claims: (scope: string, windowMs: number): string => `${prefix}k:{${esc(scope)}}:${windowMs}:`,
+    /** A log partition's applied-through mark; `topic` as the log names it (its namespace included). */
+    mark: (topic: string, partition: number): string => `${prefix}p:${esc(topic)}:${partition}`,
     queue: (scope: string, queue: string): string => `${prefix}q:{${esc(scope)}}:${esc(queue)}`,
     claim: (scope: string, ns: string, id: string): string => `${prefix}c:${esc(scope)}:${esc(ns)}:${esc(id)}`,
     value: (scope: string, ns: string, id: string): string => `${prefix}v:{${esc(scope)}}:${esc(ns)}:${esc(id)}`,
@@ -167,6 +183,24 @@ function writePacked(w: RespWriter, u: SeriesUpdate): void {
     w.number(u.value);
   }
   w.end();
+}
+
+/** An entity's key written in parts, no string built for it: its scope's key head (keys().entityHead), its escaped id, '}'. */
+function writeEntityKey(w: RespWriter, head: string, entityId: string): void {
+  const id = esc(entityId);
+  w.begin(head.length + id.length + 1);
+  w.text(head);
+  w.text(id);
+  w.text('}');
+  w.end();
+}
+
+/** Each update's two arguments written in place: the series, then its numbers. */
+function writeUpdates(w: RespWriter, r: ApplyRequest): void {
+  for (const u of r.updates) {
+    w.string(seriesName(u.series));
+    writePacked(w, u);
+  }
 }
 
 /** Two arguments per update: the series, then its numbers. */
@@ -264,6 +298,22 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     applyWeight: APPLY_WEIGHT,
     idChunk: ID_CHUNK,
   });
+  const plainApply = cluster
+    ? undefined
+    : createPlainApply({
+        redis: redis as Redis,
+        limit: applyLimit,
+        idleTtl,
+        claimsKey: key.claims,
+        markKey: (topic, partition) => key.mark(opts.logNamespace ? `${opts.logNamespace}.${topic}` : topic, partition),
+        grid: gridOf,
+        entityHead: key.entityHead,
+        writeEntityKey,
+        writeUpdates,
+        weightOf,
+        applyWeight: APPLY_WEIGHT,
+        idChunk: ID_CHUNK,
+      });
 
   /** Many entities a script (one hash slot a script on a cluster), the scripts of a call at once. */
   async function readMany(items: EntityReads[]): Promise<(number | null)[][]> {
@@ -284,9 +334,10 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
 
   return {
     kind: 'redis',
-    async apply(requests) {
+    async apply(requests, options) {
       checkApply(requests);
       if (cluster) return clusterApply(requests);
+      if (options?.source && plainApply) return plainApply(requests, options.source);
       const now = Date.now();
       const calls: Promise<number[]>[] = [];
       for (const chunk of chunkBySize(requests, weightOf, APPLY_WEIGHT)) {
@@ -303,12 +354,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
         for (const r of chunk) {
           weight += weightOf(r);
           if (r.entity.scope !== scope) head = key.entityHead((scope = r.entity.scope));
-          const id = esc(r.entity.id);
-          keyArgs.begin(head.length + id.length + 1);
-          keyArgs.text(head);
-          keyArgs.text(id);
-          keyArgs.text('}');
-          keyArgs.end();
+          writeEntityKey(keyArgs, head, r.entity.id);
           requestArgs.begin(4);
           if (r.once) {
             if (last?.scope !== scope || last.ttlMs !== r.once.ttlMs) {
@@ -323,10 +369,7 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
           requestArgs.number(r.updates.length);
           requestArgs.end();
           if (r.once) requestArgs.computed(ID_DIGEST_BYTES, writeIdDigest, r.once.id);
-          for (const u of r.updates) {
-            requestArgs.string(seriesName(u.series));
-            writePacked(requestArgs, u);
-          }
+          writeUpdates(requestArgs, r);
         }
         numKeys.reset();
         numKeys.string(String(keyArgs.count));
@@ -341,13 +384,17 @@ export function createRedisWindowStore(opts: RedisWindowStoreOptions): WindowSto
     },
     async reserveIds(scope, ids, ttlMs) {
       checkPositive('reserveIds ttlMs', ttlMs);
-      const grid = gridOf(scope, ttlMs, Date.now());
+      const now = Date.now();
+      const grid = gridOf(scope, ttlMs, now);
+      // A consumer's claims answer `applied` too (one server only: a cluster has none).
+      const newest = claimSlots(ttlMs, now).newest;
+      const claims = cluster ? ['', '0', '0'] : [key.claims(scope, ttlMs), String(newest), String(claimLimit(ttlMs, newest, now))];
       const states: IdState[][] = [];
       // In order: an id repeated in a later chunk must find the earlier one reserved.
       let n = 0;
       await eachInOrder(cluster, [ids], () => 1, ID_CHUNK, async (chunk) => {
         const at = n++;
-        states[at] = (await applyLimit.run(4 * chunk.length, () => redis.weirWindowReserve(grid.route, ...grid.args, ...chunk.map(idDigest)))).map((s) => ID_STATES[s]!);
+        states[at] = (await applyLimit.run(4 * chunk.length, () => redis.weirWindowReserve(grid.route, ...grid.args, ...claims, ...chunk.map(idDigest)))).map((s) => ID_STATES[s]!);
       });
       return states.flat();
     },

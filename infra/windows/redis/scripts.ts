@@ -1,3 +1,5 @@
+import { CLAIM_BUCKETS } from './claim-layout.js';
+
 /**
  * Lua scripts of the Redis window store: each runs atomically, in one round trip. Layout of an entity's hash (series names arrive escaped, so they hold no ':'):
  *   <series>:<bucket>  value of a bucket          <series>:t  running total of the live buckets
@@ -534,17 +536,31 @@ return 0
 `;
 
 /**
- * KEYS[1] the ids' meta key (routing, as ONCE_BEGIN); ARGV one grid's six (see IDS), then digests.
- * Reserves the absent ids; answers per id 0 new (reserved now), 1 reserved before (or being
- * applied: ONCE_BEGIN), 2 applied.
+ * KEYS[1] the ids' meta key (routing, as ONCE_BEGIN); ARGV one grid's six (see IDS), the base of
+ * the scope's claim keys, their newest slot and the lowest second of a claim in the slot before
+ * that counts (claim-layout.ts; an empty base on a cluster, which has none), then digests. Reserves the absent ids; answers per id 0 new (reserved now), 1 reserved
+ * before (or being applied: ONCE_BEGIN), 2 applied (or claimed by a consumer: it is in the log, so
+ * it will be applied).
  */
 export const RESERVE = `${IDS}
 local grid = gridArgs(1)
+local claims, newest, limit = ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
+
+-- Whether the id (x, f) has a consumer's claim in the window: in the newest claim slot, or in the
+-- one before at a second not below limit.
+local function claimed(x, f)
+  if claims == '' then return false end
+  local b = ':' .. string.format('%d', x % ${CLAIM_BUCKETS})
+  if redis.call('HEXISTS', claims .. string.format('%d', newest) .. b, f) == 1 then return true end
+  local v = redis.call('HGET', claims .. string.format('%d', newest - 1) .. b, f)
+  return v and tonumber(string.match(v, ',(%d+)$')) >= limit
+end
+
 local out = {}
-for i = 7, #ARGV do
+for i = 10, #ARGV do
   local x, f = split(ARGV[i])
   local _, state = findId(grid, x, f)
-  if state == '1' then out[#out + 1] = 2
+  if state == '1' or claimed(x, f) then out[#out + 1] = 2
   elseif state then out[#out + 1] = 1
   else
     addId(grid, x, f, '0')
@@ -552,6 +568,53 @@ for i = 7, #ARGV do
   end
 end
 flushMetas()
+return out
+`;
+
+/**
+ * The plain apply's search of today's layout, for ids applied there before the scope's first claim
+ * (plain-claims.ts): KEYS[1] and ARGV as RESERVE without the claims; answers per digest 1 when the
+ * id was applied there, else 0. Reads only.
+ */
+export const OLD_APPLIED = `${IDS}
+local grid = gridArgs(1)
+local out = {}
+for i = 7, #ARGV do
+  local x, f = split(ARGV[i])
+  local _, state = findId(grid, x, f)
+  out[#out + 1] = state == '1' and 1 or 0
+end
+return out
+`;
+
+/**
+ * The plain apply's entity updates (plain-claims.ts), one server only: KEYS one entity hash per
+ * request, then the source partition's applied-through mark. ARGV[1] idle TTL in ms, ARGV[2] the
+ * mark an earlier chunk of the same call raised it to (or empty), ARGV[3] the offset this chunk
+ * raises it to, then per request `<offset>,<number of updates>` and the updates (see UPDATES).
+ * A request applies when its offset is above the mark; the mark is read once and raised at the end,
+ * in the same atomic step. A mark below ARGV[2] means that earlier chunk never ran (an error, a
+ * NOSCRIPT resend): nothing is applied and the call fails, so that no offset is passed over.
+ * Answers one number per request: 1 applied, 0 at or below the mark (applied before).
+ */
+export const APPLY_MARKED = `${UPDATES}
+local mk = KEYS[#KEYS]
+local mark = tonumber(redis.call('GET', mk)) or -1
+if ARGV[2] ~= '' and mark < tonumber(ARGV[2]) then return redis.error_reply('WEIRMARK an earlier chunk of this apply did not run') end
+local out, a = {}, 4
+for k = 1, #KEYS - 1 do
+  local offset, count = string.match(ARGV[a], '^(%d+),(%d+)$')
+  count = tonumber(count)
+  a = a + 1
+  if tonumber(offset) > mark then
+    applyUpdates(KEYS[k], a, count, ARGV[1])
+    out[k] = 1
+  else
+    out[k] = 0
+  end
+  a = a + 2 * count
+end
+if tonumber(ARGV[3]) > mark then redis.call('SET', mk, ARGV[3], 'PX', ARGV[1]) end
 return out
 `;
 
