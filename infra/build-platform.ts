@@ -45,8 +45,8 @@ export async function buildPlatform(config: Config, log: Logger, clock: Clock = 
           commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
           // Unset, the keys are as they were before namespaces: a deployment upgraded keeps its state.
           ...(config.REDIS_KEY_PREFIX ? { keyPrefix: redisKeyPrefix(config.REDIS_KEY_PREFIX) } : {}),
-          // A consumer's marks are per topic as Kafka names it (plain-claims.ts).
-          ...(config.KAFKA_NAMESPACE ? { logNamespace: config.KAFKA_NAMESPACE } : {}),
+          // A consumer's marks are per topic of this very log (plain-claims.ts, Bus.logId).
+          ...(bus.logId ? { logNamespace: bus.logId } : {}),
           // ioredis reports each failed reconnection (at most every 2 s); requests see their own errors.
           onConnectionError: (err) => log.warn({ err, adapter: 'redis' }, 'redis connection error'),
         }),

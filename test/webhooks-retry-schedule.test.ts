@@ -29,6 +29,7 @@ function switchable(bus: Bus, codec: ReturnType<typeof createCodec>) {
   const sent: DeliveryJob[] = [];
   const gated: Bus = {
     kind: bus.kind,
+    logId: bus.logId,
     ensureTopics: (t) => bus.ensureTopics(t),
     subscribe: (o) => bus.subscribe(o),
     health: () => bus.health(),

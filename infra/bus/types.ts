@@ -73,6 +73,13 @@ export interface TopicSpec {
 
 export interface Bus {
   readonly kind: 'kafka' | 'embedded';
+  /**
+   * Tells this log from another that reuses its topic names: KAFKA_NAMESPACE on Kafka ('' without
+   * one); on the embedded log an id made when its directory is first opened. What a store keeps
+   * about a partition's offsets (the Redis window store's applied-through marks) is keyed by it, so
+   * it never carries over to a log started afresh, whose offsets begin at 0 again.
+   */
+  readonly logId: string;
   /** Creates missing topics; existing ones are left as they are. */
   ensureTopics(topics: TopicSpec[]): Promise<void>;
   /** Resolves only once every message is durably in the log (acks=all / fsync). */

@@ -9,9 +9,10 @@ import { partitionForKey } from '../murmur2.js';
 import { createOffsetStore } from './offset-store.js';
 import { createTopics } from './topics.js';
 import { tryLock } from '../../fs/writer-lock.js';
+import { persistentSecret } from '../../fs/persistent-secret.js';
 
 export interface EmbeddedBusOptions {
-  /** Root folder: `topics/<topic>/<partition>/<baseOffset>.seg`, `groups/<group>/<topic>.json`, `writer.lock`. */
+  /** Root folder: `topics/<topic>/<partition>/<baseOffset>.seg`, `groups/<group>/<topic>.json`, `writer.lock`, `log-id`. */
   dir: string;
   log: Logger;
   /** How often an idle consumer looks for appends made by another process. Default 500 ms. */
@@ -48,6 +49,8 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
   const root = path.resolve(opts.dir);
   await mkdir(path.join(root, 'topics'), { recursive: true });
   const lock = await tryLock(path.join(root, 'writer.lock'));
+  // Random, made with the directory and kept with it (Bus.logId): not a secret, but made and kept as one is.
+  const logId = (await persistentSecret(path.join(root, 'log-id'), 12)).toString('hex');
   if (!lock.held) opts.log.warn({ dir: root, ownerPid: lock.ownerPid }, 'another process writes this log: consuming only');
 
   const damage = new Counter({
@@ -76,6 +79,7 @@ export async function createEmbeddedBus(opts: EmbeddedBusOptions): Promise<Bus> 
 
   return {
     kind: 'embedded',
+    logId,
 
     async ensureTopics(specs) {
       assertOpen();

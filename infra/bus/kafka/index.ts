@@ -112,6 +112,7 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
 
   return {
     kind: 'kafka',
+    logId: opts.namespace ?? '',
 
     async ensureTopics(topics) {
       await ensureTopics(await admin.get(), topics.map((t) => ({ ...t, topic: names.topic(t.topic) })));
