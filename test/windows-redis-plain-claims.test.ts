@@ -31,7 +31,7 @@ const readCount = async (store: WindowStore, entity: string): Promise<number> =>
   (await store.read({ scope: 'acme', id: entity }, [{ kind: 'sum', series: 'n', floor: 0 }]))[0] ?? 0;
 
 /**
- * A store whose update scripts (sent by sendCommand; the claims go by pipeline) each wait for
+ * A store whose update scripts (sent by sendCommand, as the claims are) each wait for
  * `before` first: a member stalled between its claims and its updates, or killed there when it throws.
  */
 function stalledStore(keyPrefix: string, before: () => Promise<void>): WindowStore {
@@ -40,7 +40,7 @@ function stalledStore(keyPrefix: string, before: () => Promise<void>): WindowSto
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if (prop !== 'sendCommand' || typeof value !== 'function') return value;
-      // Pipelines and auto-pipelines send through here too; the framed update scripts are their own Command class.
+      // Claims, pipelines and auto-pipelines send through here too; the framed update scripts are their own Command class.
       return async (command: object, ...rest: unknown[]) => {
         if (command.constructor.name === 'FramedCall') await before();
         return (value as (...a: unknown[]) => Promise<unknown>).call(target, command, ...rest);

@@ -5,7 +5,8 @@ import { ID_DIGEST_BYTES, idDigest, writeIdDigest } from '../event-ids.js';
 import type { InFlightLimit } from '../../in-flight-limit.js';
 import type { IdGrid } from './cluster-apply.js';
 import { CLAIM_BUCKETS, claimBucket, claimLimit, claimPlace, claimSecond, claimSlots } from './claim-layout.js';
-import { framedScript, RespWriter, sendFramed } from './resp-frame.js';
+import { framedScript, RespWriter } from './resp-frame.js';
+import { sendFramed } from './framed-replies.js';
 import { APPLY_MARKED, OLD_APPLIED } from './scripts.js';
 
 declare module 'ioredis' {
@@ -208,7 +209,7 @@ export function createPlainApply(deps: PlainApplyDeps) {
     }
     let answers: unknown[];
     try {
-      answers = answersOf(await limit.run(sent.length, () => sendFramed(redis, frame.view(), commands)));
+      answers = await limit.run(sent.length, () => sendFramed(redis, frame.view(), commands));
     } catch (err) {
       for (const e of expiring) e.claims.expiring[e.bucket] = 0;
       throw err;

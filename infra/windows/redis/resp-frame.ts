@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Command, type Pipeline, type Redis } from 'ioredis';
+import { Command, type Redis } from 'ioredis';
 
 /**
  * Bulk strings of a RESP command written straight into one growing Buffer.
@@ -96,7 +96,7 @@ export class RespWriter {
     this.crlf();
   }
 
-  /** A command's header, `*<n>\r\n` for n arguments to follow, in a frame of several commands (sendFramed). */
+  /** A command's header, `*<n>\r\n` for n arguments to follow, in a frame of several commands (framed-replies.ts). */
   array(n: number): void {
     this.room(24);
     this.buf[this.at++] = 0x2a;
@@ -225,28 +225,4 @@ export function framedScript(lua: string) {
       }
     },
   };
-}
-
-/** A command whose bytes another one of its frame carries (sendFramed): it only takes its reply. */
-class FramedReply extends Command {
-  constructor(private readonly bytes: Buffer | string) {
-    super('hget', [], { replyEncoding: 'utf8' });
-  }
-
-  override toWritable(): Buffer | string {
-    return this.bytes;
-  }
-}
-
-/**
- * `commands` commands framed whole by a RespWriter (each an `array` header and its bulk strings),
- * sent in one write through a pipeline and answered in order, as a pipeline answers. Why: ioredis
- * frames each command of a pipeline itself, in its buffer mode when an argument is a Buffer (an
- * id's digest), a few µs a command, which plain claims (plain-claims.ts) would pay per event.
- */
-export function sendFramed(redis: Redis, frame: Buffer, commands: number): Promise<[Error | null, unknown][] | null> {
-  const p = redis.pipeline() as unknown as Pipeline;
-  p.sendCommand(new FramedReply(frame));
-  for (let i = 1; i < commands; i++) p.sendCommand(new FramedReply(''));
-  return p.exec();
 }
