@@ -3,7 +3,8 @@
  * consumer keeps the windows and Redis only stores them. Both sides apply the counters pair's events
  * (bench/peers/counters/workload.ts, planned by planEvent at one instant) to a fresh redis-server with
  * AOF everysec, in calls of 500, six in flight, no Kafka:
- * - `store`: Weir's Redis window store (`apply` with once ids: the Lua scripts of scripts.ts);
+ * - `store`: Weir's Redis window store (`apply` with once ids and each call's partition and offsets, as
+ *   the consumer sends them: plain id claims, then the entity script; plain-claims.ts);
  * - `floor`: the design the findings name as the next step, sketched here with no Lua: per call one
  *   pipelined HGET per event id (one bucket of one generation), an HGETALL per entity on its first
  *   touch, the new field values computed in this process, then one MULTI/EXEC writing per event the
@@ -21,12 +22,12 @@ import { writeFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { idDigest } from '../infra/windows/event-ids.js';
 import { createRedisWindowStore } from '../infra/windows/redis/index.js';
-import type { ApplyRequest } from '../infra/windows/types.js';
+import type { ApplyRequest, ApplySource } from '../infra/windows/types.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { redisCpuMicros } from './peers/support/cpu.js';
 import { DURABLE_REDIS } from './peers/counters/weir-side.js';
-import { EVENTS, ENTITIES, ORG, PARTITIONS } from './peers/counters/workload.js';
-import { plannedCalls } from './peers/counters/store-ceiling.js';
+import { EVENTS, ENTITIES, ORG } from './peers/counters/workload.js';
+import { applyByPartition, plannedCalls } from './peers/counters/store-ceiling.js';
 import { commitOf } from './lib/checkout.js';
 
 const ROUNDS = 3;
@@ -35,20 +36,13 @@ const TTL = String(100 * 24 * 3_600_000);
 
 const calls = plannedCalls(Date.now(), Date.now());
 
-/** Calls of 500, six in flight (one per partition), as the pair's store ceiling sends them. */
-async function drain(apply: (call: ApplyRequest[]) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARTITIONS }, async () => {
-      while (next < calls.length) await apply(calls[next++]!);
-    }),
-  );
-}
+/** Calls of 500, six in flight (one per partition, with its offsets), as the pair's store ceiling sends them. */
+const drain = (apply: (call: ApplyRequest[], source: ApplySource) => Promise<void>): Promise<void> => applyByPartition(calls, apply);
 
 async function storeSide(url: string): Promise<void> {
   const store = createRedisWindowStore({ url, commandTimeoutMs: 600_000 });
   try {
-    await drain(async (call) => void (await store.apply(call)));
+    await drain(async (call, source) => void (await store.apply(call, { source })));
   } finally {
     await store.close();
   }

@@ -9,7 +9,7 @@
 import { compileConfig } from '../../../domain/counters/compile.js';
 import { planEvent } from '../../../domain/counters/plan-event.js';
 import { createRedisWindowStore } from '../../../infra/windows/redis/index.js';
-import type { ApplyRequest } from '../../../infra/windows/types.js';
+import type { ApplyRequest, ApplySource } from '../../../infra/windows/types.js';
 import { counterConfigSchema } from '../../../schemas/http/counters.js';
 import { counterConfig, eventOf, EVENTS, ORG, PARTITIONS } from './workload.js';
 
@@ -31,22 +31,29 @@ export function plannedCalls(filledAt: number, now: number): ApplyRequest[][] {
   return calls;
 }
 
+/**
+ * The calls dealt to PARTITIONS partitions, one in flight each: each partition's calls in order,
+ * with their offsets, as the consumer applies them (ApplySource).
+ */
+export async function applyByPartition(calls: ApplyRequest[][], apply: (call: ApplyRequest[], source: ApplySource) => Promise<void>): Promise<void> {
+  await Promise.all(
+    Array.from({ length: PARTITIONS }, async (_, partition) => {
+      let offset = 0;
+      for (let c = partition; c < calls.length; c += PARTITIONS) {
+        const call = calls[c]!;
+        await apply(call, { topic: 'events', partition, offsets: call.map(() => offset++) });
+      }
+    }),
+  );
+}
+
 export async function storeCeiling(redisUrl: string, filledAt: number): Promise<number> {
   const calls = plannedCalls(filledAt, Date.now());
   // A ceiling is a throughput: calls wait their turn, however long, rather than time out.
   const store = createRedisWindowStore({ url: redisUrl, commandTimeoutMs: 600_000 });
   try {
     const started = performance.now();
-    // Each partition's calls in order, with their offsets, as the consumer applies them (ApplySource).
-    await Promise.all(
-      Array.from({ length: PARTITIONS }, async (_, partition) => {
-        let offset = 0;
-        for (let c = partition; c < calls.length; c += PARTITIONS) {
-          const call = calls[c]!;
-          await store.apply(call, { source: { topic: 'events', partition, offsets: call.map(() => offset++) } });
-        }
-      }),
-    );
+    await applyByPartition(calls, async (call, source) => void (await store.apply(call, { source })));
     return (EVENTS * 1000) / (performance.now() - started);
   } finally {
     await store.close();
