@@ -50,13 +50,22 @@ function stalledStore(keyPrefix: string, before: () => Promise<void>): WindowSto
   return createRedisWindowStore({ url, keyPrefix, client: stalled });
 }
 
+/** A store of its own key prefix for one case, closed after it. */
+async function withStore(name: string, use: (store: WindowStore, keyPrefix: string) => Promise<void>): Promise<void> {
+  const keyPrefix = `${runPrefix}${name}:`;
+  const store = createRedisWindowStore({ url, keyPrefix });
+  try {
+    await use(store, keyPrefix);
+  } finally {
+    await store.close();
+  }
+}
+
 const killed = (): Promise<void> => Promise.reject(new Error('killed between claims and updates'));
 
 describe('redis window store: a consumer apply claims ids without a script', () => {
   it('claims a new id with one HSETNX in the newest claim slot, naming the event place in the log, and marks the partition applied through its last offset', async () => {
-    const keyPrefix = `${runPrefix}layout:`;
-    const store = createRedisWindowStore({ url, keyPrefix });
-    try {
+    await withStore('layout', async (store, keyPrefix) => {
       expect(await store.apply([count('u1', 'e1'), count('u2', 'e2')], from(3, [40, 41]))).toEqual([true, true]);
       const slot = Math.floor(Date.now() / DAY_MS);
       const digest = idDigest('e1');
@@ -69,9 +78,7 @@ describe('redis window store: a consumer apply claims ids without a script', () 
       expect(await admin.keys(`${keyPrefix}j:*`)).toEqual([]);
       expect(await admin.get(`${keyPrefix}k:{acme}:${DAY_MS}:since`)).toBe('0');
       expect(await readCount(store, 'u1')).toBe(1);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('keeps a partition mark per topic as the log names it: a deployment of another Kafka namespace on the same Redis applies its own offsets', async () => {
@@ -175,9 +182,7 @@ describe('redis window store: a consumer apply claims ids without a script', () 
   });
 
   it('counts a claim in the slot before as long as it is in the window, and no longer', async () => {
-    const keyPrefix = `${runPrefix}window:`;
-    const store = createRedisWindowStore({ url, keyPrefix });
-    try {
+    await withStore('window', async (store, keyPrefix) => {
       const before = Math.floor(Date.now() / DAY_MS) - 1;
       const claimIn = async (id: string, second: number): Promise<void> => {
         const digest = idDigest(id);
@@ -190,26 +195,18 @@ describe('redis window store: a consumer apply claims ids without a script', () 
       await store.unreserveIds('acme', ['gone'], DAY_MS);
       expect(await store.apply([count('u1', 'gone'), count('u1', 'kept')], from(0, [1, 2]))).toEqual([true, false]);
       expect(await readCount(store, 'u1')).toBe(1);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('applies an id once when a call repeats it, even at one offset (a message of two requests)', async () => {
-    const keyPrefix = `${runPrefix}repeat:`;
-    const store = createRedisWindowStore({ url, keyPrefix });
-    try {
+    await withStore('repeat', async (store) => {
       expect(await store.apply([count('u1', 'twice'), count('u2', 'twice'), count('u1', 'once')], from(0, [3, 3, 4]))).toEqual([true, false, true]);
       expect(await readCount(store, 'u2')).toBe(0);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('applies an id intake reserved, and answers intake applied once a consumer claimed it', async () => {
-    const keyPrefix = `${runPrefix}intake:`;
-    const store = createRedisWindowStore({ url, keyPrefix });
-    try {
+    await withStore('intake', async (store) => {
       expect(await store.reserveIds('acme', ['i1', 'i2'], DAY_MS)).toEqual(['new', 'new']);
       expect(await store.apply([count('u1', 'i1')], from(0, [1]))).toEqual([true]);
       expect(await store.reserveIds('acme', ['i1', 'i2', 'i3'], DAY_MS)).toEqual(['applied', 'reserved', 'new']);
@@ -217,15 +214,11 @@ describe('redis window store: a consumer apply claims ids without a script', () 
       expect(await store.reserveIds('acme', ['i1'], DAY_MS)).toEqual(['applied']);
       expect(await store.apply([count('u1', 'i1')], from(0, [1]))).toEqual([false]);
       expect(await readCount(store, 'u1')).toBe(1);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('still finds ids applied in today layout before the scope first claim (an upgrade), for as long as they live there', async () => {
-    const keyPrefix = `${runPrefix}upgrade:`;
-    const store = createRedisWindowStore({ url, keyPrefix });
-    try {
+    await withStore('upgrade', async (store, keyPrefix) => {
       // Applied by the earlier code, which had no source.
       expect(await store.apply([count('u1', 'old')])).toEqual([true]);
       expect(await store.apply([count('u2', 'old'), count('u2', 'new')], from(0, [1, 2]))).toEqual([false, true]);
@@ -236,8 +229,6 @@ describe('redis window store: a consumer apply claims ids without a script', () 
       await other.close();
       expect(await readCount(store, 'u1')).toBe(1);
       expect(await readCount(store, 'u2')).toBe(1);
-    } finally {
-      await store.close();
-    }
+    });
   });
 });
