@@ -86,6 +86,14 @@ function writeClaimKey(w: RespWriter, claims: ClaimScope, slot: number, bucket: 
   w.end();
 }
 
+/**
+ * Organizations (per window) whose claim keys and upgrade record a process keeps at once: each holds
+ * a byte per claim bucket (4 KiB). Past the bound all are dropped; what they saved is only work
+ * (an expiry set again, the upgrade record read again), so a flood of organizations costs
+ * memory up to the bound, no more.
+ */
+const HELD_SCOPES = 1_000;
+
 const MINE = 1;
 const TAKEN = 2;
 
@@ -103,6 +111,7 @@ export function createPlainApply(deps: PlainApplyDeps) {
     let held = scopes.get(k);
     if (held?.newest !== slots.newest) {
       held = { scope, windowMs, base: deps.claimsKey(scope, windowMs), newest: slots.newest, expireAt: slots.expireAt, second: 0, limit: 0, expiring: new Uint8Array(CLAIM_BUCKETS) };
+      if (scopes.size >= HELD_SCOPES) scopes.clear();
       scopes.set(k, held);
     }
     held.second = claimSecond(windowMs, held.newest, now);
@@ -130,6 +139,7 @@ export function createPlainApply(deps: PlainApplyDeps) {
       const mine = held ? grid.expireAt : 0;
       const first = (await redis.call('SET', `${deps.claimsKey(scope, windowMs)}since`, String(mine), 'PX', deps.idleTtl, 'NX', 'GET')) as string | null;
       until = first === null ? mine : Number(first);
+      if (oldUntil.size >= HELD_SCOPES) oldUntil.clear();
       oldUntil.set(k, until);
     }
     return until;
