@@ -205,6 +205,17 @@ describe('redis window store: a consumer apply claims ids without a script', () 
     });
   });
 
+  it('keeps organizations apart: one event id counts once in each, in one call and across calls', async () => {
+    await withStore('tenants', async (store) => {
+      const other = (entity: string, id: string): ApplyRequest => ({ ...count(entity, id), entity: { scope: 'globex', id: entity } });
+      expect(await store.apply([count('u1', 'shared'), other('u1', 'shared')], from(0, [1, 2]))).toEqual([true, true]);
+      expect(await store.apply([other('u2', 'later'), count('u2', 'later')], from(0, [3, 4]))).toEqual([true, true]);
+      expect(await store.apply([other('u1', 'shared')], from(1, [1]))).toEqual([false]);
+      expect(await readCount(store, 'u1')).toBe(1);
+      expect((await store.read({ scope: 'globex', id: 'u1' }, [{ kind: 'sum', series: 'n', floor: 0 }]))[0]).toBe(1);
+    });
+  });
+
   it('applies an id intake reserved, and answers intake applied once a consumer claimed it', async () => {
     await withStore('intake', async (store) => {
       expect(await store.reserveIds('acme', ['i1', 'i2'], DAY_MS)).toEqual(['new', 'new']);
