@@ -16,8 +16,6 @@ import type { Admin } from 'kafkajs';
 export interface Drain {
   /** Settled events per second, group Stable to the last commit. */
   rate: number;
-  /** Events the rate counts: all of them. */
-  settled: number;
   /** From `startedAt` (the side's process spawned) to the group seen Stable, ms. */
   startupMs: number;
   /** From `startedAt` to the last commit, ms. */
@@ -61,7 +59,7 @@ export async function waitDrained(opts: {
       await opts.onStart?.();
     }
     if (committed >= opts.total) {
-      return { rate: (opts.total * 1000) / Math.max(at - start!, 100), settled: opts.total, startupMs: start! - opts.startedAt, totalMs: at - opts.startedAt };
+      return { rate: (opts.total * 1000) / Math.max(at - start!, 100), startupMs: start! - opts.startedAt, totalMs: at - opts.startedAt };
     }
     if (!opts.alive()) throw new Error(`${opts.groupId}: the process exited with ${committed} of ${opts.total} events committed`);
     if (at - opts.startedAt > opts.timeoutMs) throw new Error(`${opts.groupId}: ${committed} of ${opts.total} events committed after ${opts.timeoutMs / 1000} s`);

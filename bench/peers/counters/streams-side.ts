@@ -129,10 +129,10 @@ export function streamsSide(ctx: StreamsContext, ids: IdCheck): Side {
       try {
         const drain = await waitDrained({ admin: ctx.admin, groupId: appId, topic: EVENTS_TOPIC, total: EVENTS, startedAt, timeoutMs: DRAIN_TIMEOUT_MS, alive: () => child.exitCode === null, onStart: async () => void (atFirst = await cpu()), settled });
         const atEnd = await cpu();
-        const per = (k: 'streams' | 'broker') => ((atEnd[k] - atFirst![k]) / drain.settled).toFixed(0);
+        const per = (k: 'streams' | 'broker') => ((atEnd[k] - atFirst![k]) / EVENTS).toFixed(0);
         const wrong = mismatches(await readSample(app), ctx.filledAt());
         ctx.notes.push(
-          `Kafka Streams round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(drain.settled)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('streams')} µs its JVM, ${per('broker')} µs broker; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+          `Kafka Streams round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('streams')} µs its JVM, ${per('broker')} µs broker; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
         );
         return drain.rate;
       } finally {

@@ -121,10 +121,10 @@ export function weirSide(ctx: WeirContext, store: WeirStore): Side {
         try {
           const drain = await waitDrained({ admin: ctx.admin, groupId: GROUP, topic: EVENTS_TOPIC, total: EVENTS, startedAt, timeoutMs: DRAIN_TIMEOUT_MS, alive: () => child.exitCode === null, onStart: async () => void (atFirst = await cpu()) });
           const atEnd = await cpu();
-          const per = (k: 'weir' | 'redis' | 'broker') => ((atEnd[k] - atFirst![k]) / drain.settled).toFixed(0);
+          const per = (k: 'weir' | 'redis' | 'broker') => ((atEnd[k] - atFirst![k]) / EVENTS).toFixed(0);
           const wrong = mismatches(await readSample(url), ctx.filledAt());
           ctx.notes.push(
-            `Weir${redis ? '' : ' on LMDB'} round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(drain.settled)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${redis ? `${per('redis')} µs Redis, ` : ''}${per('broker')} µs broker; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+            `Weir${redis ? '' : ' on LMDB'} round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${redis ? `${per('redis')} µs Redis, ` : ''}${per('broker')} µs broker; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
           );
           await stop(child);
           if (redis) {
