@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 import type { Admin } from 'kafkajs';
 import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
 import { fmt, repoRoot, type Side } from '../harness.js';
-import { processCpuMicros } from '../support/cpu.js';
+import { coreMicros, coreShares, processCpuMicros } from '../support/cpu.js';
 import { killOnExit } from '../support/kill-on-exit.js';
 import { committedSum, waitDrained } from './drain.js';
 import { entityOf, EVENTS, mismatches, ORG, sampleEntities, type Values } from './workload.js';
@@ -124,15 +124,16 @@ export function streamsSide(ctx: StreamsContext, ids: IdCheck): Side {
       // are the events both committed there and applied by the counting tasks (whose last
       // transaction commits within the 100 ms commit interval after).
       const settled = ids === 'partition' ? undefined : async () => Math.min(await committedSum(ctx.admin, appId, EVENTS_TOPIC), (await app.ask<{ counted: number }>('counted')).counted);
-      const cpu = async () => ({ streams: await processCpuMicros(child.pid!), broker: await processCpuMicros(ctx.brokerPid) });
+      const cpu = async () => ({ at: performance.now(), streams: await processCpuMicros(child.pid!), broker: await processCpuMicros(ctx.brokerPid), core: await coreMicros(child.pid!) });
       let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
       try {
         const drain = await waitDrained({ admin: ctx.admin, groupId: appId, topic: EVENTS_TOPIC, total: EVENTS, startedAt, timeoutMs: DRAIN_TIMEOUT_MS, alive: () => child.exitCode === null, onStart: async () => void (atFirst = await cpu()), settled });
         const atEnd = await cpu();
         const per = (k: 'streams' | 'broker') => ((atEnd[k] - atFirst![k]) / EVENTS).toFixed(0);
+        const cores = coreShares(atFirst!.core, atEnd.core, (atEnd.at - atFirst!.at) * 1000);
         const wrong = mismatches(await readSample(app), ctx.filledAt());
         ctx.notes.push(
-          `Kafka Streams round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('streams')} µs its JVM, ${per('broker')} µs broker; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+          `Kafka Streams round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('streams')} µs its JVM, ${per('broker')} µs broker; share of the span on a core / waiting for one: all its JVM's threads ${cores.all}; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
         );
         return drain.rate;
       } finally {

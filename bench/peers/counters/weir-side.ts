@@ -12,7 +12,7 @@ import { spawnBenchServer } from '../../bench-server.js';
 import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
 import { startRedisServer } from '../../../test/support/redis-server.js';
 import { fmt, type Side } from '../harness.js';
-import { processCpuMicros, redisCpuMicros } from '../support/cpu.js';
+import { coreMicros, coreShares, processCpuMicros, redisCpuMicros, redisPid } from '../support/cpu.js';
 import { killOnExit } from '../support/kill-on-exit.js';
 import { waitDrained } from './drain.js';
 import { storeCeiling } from './store-ceiling.js';
@@ -116,15 +116,26 @@ export function weirSide(ctx: WeirContext, store: WeirStore): Side {
         // A fresh DATA_DIR a round: on LMDB, a fresh store, so every event id is new as on a fresh Redis.
         const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis?.url));
         const trouble = troubleCounter(child);
-        const cpu = async () => ({ weir: await processCpuMicros(child.pid!), redis: redis ? await redisCpuMicros(redis.url) : 0, broker: await processCpuMicros(ctx.brokerPid) });
+        const redisCore = redis ? await redisPid(redis.url) : undefined;
+        const cpu = async () => ({
+          at: performance.now(),
+          weir: await processCpuMicros(child.pid!),
+          redis: redis ? await redisCpuMicros(redis.url) : 0,
+          broker: await processCpuMicros(ctx.brokerPid),
+          weirCore: await coreMicros(child.pid!),
+          redisCore: redisCore ? await coreMicros(redisCore) : undefined,
+        });
         let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
         try {
           const drain = await waitDrained({ admin: ctx.admin, groupId: GROUP, topic: EVENTS_TOPIC, total: EVENTS, startedAt, timeoutMs: DRAIN_TIMEOUT_MS, alive: () => child.exitCode === null, onStart: async () => void (atFirst = await cpu()) });
           const atEnd = await cpu();
           const per = (k: 'weir' | 'redis' | 'broker') => ((atEnd[k] - atFirst![k]) / EVENTS).toFixed(0);
+          const wallUs = (atEnd.at - atFirst!.at) * 1000;
+          const weirCores = coreShares(atFirst!.weirCore, atEnd.weirCore, wallUs);
+          const redisCores = atFirst!.redisCore && atEnd.redisCore ? coreShares(atFirst!.redisCore, atEnd.redisCore, wallUs) : undefined;
           const wrong = mismatches(await readSample(url), ctx.filledAt());
           ctx.notes.push(
-            `Weir${redis ? '' : ' on LMDB'} round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${redis ? `${per('redis')} µs Redis, ` : ''}${per('broker')} µs broker; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+            `Weir${redis ? '' : ' on LMDB'} round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${redis ? `${per('redis')} µs Redis, ` : ''}${per('broker')} µs broker; share of the span on a core / waiting for one: Weir's main thread ${weirCores.main}, all its threads ${weirCores.all}${redisCores ? `, Redis's main thread ${redisCores.main}` : ''}; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
           );
           await stop(child);
           if (redis) {

@@ -1,5 +1,5 @@
 /** CPU time of the processes a pair runs, to put CPU per event or per request beside its figure. */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 
 /** User + system CPU time (µs) a process has used, from /proc/<pid>/stat (clock ticks of 10 ms). */
@@ -19,4 +19,50 @@ export async function redisCpuMicros(url: string): Promise<number> {
   } finally {
     r.disconnect();
   }
+}
+
+/** Time (µs) a process's threads spent on a core and runnable but waiting for one: its main thread, and all its threads together. */
+export interface CoreTime {
+  mainRun: number;
+  mainWait: number;
+  run: number;
+  wait: number;
+}
+
+/**
+ * CoreTime of a process from the scheduler's accounts (/proc/<pid>/task/<tid>/schedstat: ns on a
+ * core, ns waiting on a run queue). A thread that ended before the read is left out of both reads'
+ * difference only if it also ended before the first, so read it over a span the threads outlive.
+ */
+export async function coreMicros(pid: number): Promise<CoreTime> {
+  const t: CoreTime = { mainRun: 0, mainWait: 0, run: 0, wait: 0 };
+  for (const tid of await readdir(`/proc/${pid}/task`)) {
+    const text = await readFile(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').catch(() => '');
+    if (!text) continue;
+    const [run, wait] = text.split(' ').map((n) => Number(n) / 1000) as [number, number];
+    t.run += run;
+    t.wait += wait;
+    if (tid === String(pid)) {
+      t.mainRun = run;
+      t.mainWait = wait;
+    }
+  }
+  return t;
+}
+
+/** The process id of a Redis server (INFO server). */
+export async function redisPid(url: string): Promise<number> {
+  const r = new Redis(url, { lazyConnect: true });
+  try {
+    await r.connect();
+    return Number(/process_id:(\d+)/.exec(await r.info('server'))?.[1]);
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Two reads of coreMicros as shares of the wall time between them, `on a core % / waiting for one %`. */
+export function coreShares(a: CoreTime, b: CoreTime, wallUs: number): { main: string; all: string } {
+  const pct = (x: number): string => `${Math.round((100 * x) / wallUs)} %`;
+  return { main: `${pct(b.mainRun - a.mainRun)} / ${pct(b.mainWait - a.mainWait)}`, all: `${pct(b.run - a.run)} / ${pct(b.wait - a.wait)}` };
 }
