@@ -1,17 +1,6 @@
 /** The pids the overlap sampler reads, and its table (bench/counters-consumer-cpu/overlap.ts). */
 import { readdir, readFile } from 'node:fs/promises';
-import { Redis } from 'ioredis';
 import type { OverlapSummary } from './overlap.js';
-
-export async function redisPid(url: string): Promise<number> {
-  const r = new Redis(url, { lazyConnect: true });
-  try {
-    await r.connect();
-    return Number(/process_id:(\d+)/.exec(await r.info('server'))?.[1]);
-  } finally {
-    r.disconnect();
-  }
-}
 
 /** The test broker's JVM (infra/scripts/kafka.sh runs kafka.Kafka); one broker on this machine. */
 export async function brokerPid(): Promise<number> {
