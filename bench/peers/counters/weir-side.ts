@@ -116,14 +116,14 @@ export function weirSide(ctx: WeirContext, store: WeirStore): Side {
         // A fresh DATA_DIR a round: on LMDB, a fresh store, so every event id is new as on a fresh Redis.
         const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis?.url));
         const trouble = troubleCounter(child);
-        const redisCore = redis ? await redisPid(redis.url) : undefined;
+        const redisServerPid = redis ? await redisPid(redis.url) : undefined;
         const cpu = async () => ({
           at: performance.now(),
           weir: await processCpuMicros(child.pid!),
           redis: redis ? await redisCpuMicros(redis.url) : 0,
           broker: await processCpuMicros(ctx.brokerPid),
           weirCore: await coreMicros(child.pid!),
-          redisCore: redisCore ? await coreMicros(redisCore) : undefined,
+          redisCore: redisServerPid ? await coreMicros(redisServerPid) : undefined,
         });
         let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
         try {

@@ -31,8 +31,8 @@ export interface CoreTime {
 
 /**
  * CoreTime of a process from the scheduler's accounts (/proc/<pid>/task/<tid>/schedstat: ns on a
- * core, ns waiting on a run queue). A thread that ended before the read is left out of both reads'
- * difference only if it also ended before the first, so read it over a span the threads outlive.
+ * core, ns waiting on a run queue). A thread that ends between two reads is missing from the second,
+ * so their difference undercounts it: read over a span the process's threads outlive (a drain's).
  */
 export async function coreMicros(pid: number): Promise<CoreTime> {
   const t: CoreTime = { mainRun: 0, mainWait: 0, run: 0, wait: 0 };
