@@ -19,10 +19,12 @@
 import { Redis } from 'ioredis';
 import { createRedisWindowStore } from '../../../infra/windows/redis/index.js';
 import { idDigest } from '../../../infra/windows/event-ids.js';
-import { CLAIM_BUCKETS } from '../../../infra/windows/redis/claim-layout.js';
+import { claimBucket } from '../../../infra/windows/redis/claim-layout.js';
 import type { ApplyRequest, ApplySource } from '../../../infra/windows/types.js';
 import { startRedisServer } from '../../../test/support/redis-server.js';
+import { redisCpuMicros } from '../support/cpu.js';
 import { applyByPartition, plannedCalls } from './store-ceiling.js';
+import { DURABLE_REDIS } from './weir-side.js';
 import { EVENTS } from './workload.js';
 
 const ROUNDS = Number(process.argv[2] ?? 2);
@@ -94,7 +96,7 @@ async function claim(redis: Redis, call: ApplyRequest[], source: ApplySource): P
   const p = redis.pipeline();
   call.forEach((r, i) => {
     const d = idDigest(r.once!.id);
-    const bucket = ((d[2]! << 8) | d[3]!) % CLAIM_BUCKETS;
+    const bucket = claimBucket(d);
     const field = d.subarray(4, 12);
     p.hget(`c:{${r.entity.scope}}:1:${bucket}`, field);
     p.hsetnx(`c:{${r.entity.scope}}:2:${bucket}`, field, `${source.topic},${source.partition},${source.offsets[i]}`);
@@ -149,12 +151,6 @@ async function today(url: string, calls: ApplyRequest[][]): Promise<void> {
   }
 }
 
-async function redisCpuUs(r: Redis): Promise<number> {
-  const cpu = await r.info('cpu');
-  const s = (n: string) => Number(new RegExp(`${n}:([\\d.]+)`).exec(cpu)?.[1] ?? 0);
-  return (s('used_cpu_user') + s('used_cpu_sys')) * 1e6;
-}
-
 const sides: [string, (url: string, calls: ApplyRequest[][]) => Promise<void>][] = [
   ['store', today],
   ['guarded', (url, calls) => ownerWrites(url, calls, true)],
@@ -163,19 +159,17 @@ const sides: [string, (url: string, calls: ApplyRequest[][]) => Promise<void>][]
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, run] of round % 2 === 0 ? sides : [...sides].reverse()) {
     const calls = plannedCalls(Date.now() - 1000, Date.now());
-    const server = await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'everysec']);
-    const admin = new Redis(server.url);
+    const server = await startRedisServer(DURABLE_REDIS);
     try {
-      const r0 = await redisCpuUs(admin);
+      const r0 = await redisCpuMicros(server.url);
       const c0 = process.cpuUsage();
       const t0 = performance.now();
       await run(server.url, calls);
       const ms = performance.now() - t0;
       const c = process.cpuUsage(c0);
-      const redisUs = (await redisCpuUs(admin)) - r0;
+      const redisUs = (await redisCpuMicros(server.url)) - r0;
       console.log(`round ${round + 1} ${name.padEnd(7)} ${Math.round((EVENTS * 1000) / ms)} events/s, Redis ${(redisUs / EVENTS).toFixed(2)} µs/event, client ${((c.user + c.system) / EVENTS).toFixed(2)} µs/event`);
     } finally {
-      await admin.quit();
       await server.kill();
     }
   }
