@@ -36,6 +36,7 @@ export const envSchema = z.object({
   /** Prefix (`<namespace>.`) of this deployment's topics, consumer groups and schema subjects on a shared Kafka cluster. */
   KAFKA_NAMESPACE: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1 to 100 letters, digits, _ or -').optional(),
   KAFKA_PARTITIONS_CONCURRENTLY: positiveInt.default(6),
+  KAFKA_COUNTER_MEMBERS: positiveInt.max(64, 'must be at most 64').default(3),
   SCHEMA_REGISTRY_URL: z.url().optional(),
   /** redis://host:port[/db], or redis+cluster://host:port,host:port (seeds of a Redis Cluster). */
   REDIS_URL: z

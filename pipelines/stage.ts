@@ -31,6 +31,8 @@ export interface StageOptions<T> {
   concurrency?: number;
   /** How long arriving records wait for more to join their batch (SubscribeOptions.lingerMs). */
   lingerMs?: number;
+  /** Group members of this process (SubscribeOptions.members; Kafka only). */
+  members?: number;
   /** How often a failing group of records is tried before it is split. Default 3 attempts, 100 ms apart at first. */
   retry?: IsolateOptions;
 }
@@ -118,6 +120,7 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
     fromBeginning: true,
     concurrency: opts.concurrency,
     lingerMs: opts.lingerMs,
+    members: opts.members,
     eachBatch: async (batch) => {
       try {
         await handleBatch(batch);

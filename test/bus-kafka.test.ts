@@ -1,12 +1,12 @@
 import { pino } from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createKafkaBus } from '../infra/bus/kafka/index.js';
 import { partitionLag, replicationFactorFor } from '../infra/bus/kafka/admin.js';
 import { chunkBySize } from '../infra/chunk.js';
 import { keyPartitioner } from '../infra/bus/kafka/partitioner.js';
 import { toConsumed } from '../infra/bus/kafka/consumer.js';
 import fc from 'fast-check';
-import { Partitioners, type IHeaders, type KafkaMessage, type PartitionMetadata } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type IHeaders, type KafkaMessage, type PartitionMetadata } from 'kafkajs';
 import type { Bus } from '../infra/bus/types.js';
 import { bodyOf, busContract, consume, jsonMessage, uniqueName } from './contracts/bus.js';
 import { busCrashSuite } from './fixtures/bus-crash-harness.js';
@@ -134,6 +134,49 @@ describe.skipIf(!shouldRun('kafkaBrokers'))('kafka bus on a real broker', () => 
       expect(await plain.lag(`${a}.${groupId}`, `${a}.${topic}`)).toEqual([{ partition: 0, lag: 0 }, { partition: 1, lag: 0 }]);
     } finally {
       await Promise.all([busA.close(), busB.close(), plain.close()]);
+    }
+  });
+
+  it('runs several members of a group in one process, so a member whose batch is still being handled holds up none of the others', async () => {
+    const bus = kafkaBus();
+    const admin = new Kafka({ brokers: requireAddress('kafkaBrokers').split(','), clientId: `weir-test-${process.pid}`, logLevel: logLevel.NOTHING }).admin();
+    const topic = uniqueName('members');
+    const groupId = uniqueName('g');
+    // Two keys on the two partitions of the topic.
+    const place = keyPartitioner();
+    const partitionMetadata = [0, 1].map((partitionId): PartitionMetadata => ({ partitionId, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0 }));
+    const partitionOf = (key: string) => place({ topic, partitionMetadata, message: { key, value: '' } });
+    const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+    const held = keys[0]!;
+    const other = keys.find((k) => partitionOf(k) !== partitionOf(held))!;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    try {
+      await admin.connect();
+      await bus.ensureTopics([{ topic, partitions: 2 }]);
+      const c = await consume(bus, {
+        groupId,
+        topics: [topic],
+        members: 2,
+        handle: async (batch) => {
+          if (batch.messages.some((m) => m.key === held)) await gate;
+        },
+      }, 20_000);
+      await bus.send(topic, [jsonMessage(held, { v: 1 })]);
+      await vi.waitFor(() => expect(c.attempts.flatMap((b) => b.messages.map((m) => m.key))).toContain(held), { timeout: 30_000, interval: 50 });
+      // One member waits in its handler; the other still fetches and hands over its partition's records.
+      await bus.send(topic, [jsonMessage(other, { v: 2 })]);
+      await c.waitFor(`the record on partition ${partitionOf(other)}`, (d) => d.some((m) => m.key === other));
+      expect(c.delivered.map((m) => m.key)).toEqual([other]);
+      const [group] = (await admin.describeGroups([groupId])).groups;
+      expect(group?.members).toHaveLength(2);
+      release();
+      await c.waitFor('both records', (d) => d.length === 2);
+      await c.stop();
+    } finally {
+      release();
+      await admin.disconnect();
+      await bus.close();
     }
   });
 

@@ -57,6 +57,13 @@ export interface SubscribeOptions {
    * Default 0: delivered as soon as they are appended.
    */
   lingerMs?: number;
+  /**
+   * Group members this process runs for the subscription, each with its own fetches (Kafka only;
+   * the embedded log runs one). A kafkajs member fetches again only once every batch of its last
+   * fetch is handled, and decodes a whole fetch before handling any of it: with several members, one
+   * member's fetch and decode overlap the others' handling. Default 1.
+   */
+  members?: number;
 }
 
 export interface Subscription {

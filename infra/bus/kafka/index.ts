@@ -126,18 +126,22 @@ export function createKafkaBus(opts: KafkaBusOptions): Bus {
 
     async subscribe(options) {
       if (closed) throw new Error('kafka bus is closed');
-      const inner = await subscribeGroup(kafka, opts.log.child({ group: options.groupId }), options, tuning, names);
-      if (closed) {
-        // close() ran while this member was joining and could not see it.
-        await inner.stop();
-        throw new Error('kafka bus is closed');
+      const log = opts.log.child({ group: options.groupId });
+      // Joined together, so that the group's first rebalance gives every member its share.
+      const joined = await Promise.allSettled(Array.from({ length: options.members ?? 1 }, () => subscribeGroup(kafka, log, options, tuning, names)));
+      const members = joined.flatMap((j) => (j.status === 'fulfilled' ? [j.value] : []));
+      const failed = joined.find((j) => j.status === 'rejected');
+      if (closed || failed) {
+        // close() ran while these members were joining and could not see them, or one of them failed.
+        await Promise.all(members.map((m) => m.stop()));
+        throw failed ? failed.reason : new Error('kafka bus is closed');
       }
       const subscription: Subscription = {
         async stop() {
           subscriptions.delete(subscription);
-          await inner.stop();
+          await Promise.all(members.map((m) => m.stop()));
         },
-        health: () => inner.health(),
+        health: () => members.map((m) => m.health()).find((h) => !h.ok) ?? up,
       };
       subscriptions.add(subscription);
       return subscription;
