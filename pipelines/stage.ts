@@ -33,6 +33,11 @@ export interface StageOptions<T> {
   lingerMs?: number;
   /** Group members of this process (SubscribeOptions.members; Kafka only). */
   members?: number;
+  /**
+   * Messages of a partition batch decoded and handed to `handle` at a time, the next part decoded
+   * while one is handled. Unset: the whole batch at once.
+   */
+  partSize?: number;
   /** How often a failing group of records is tried before it is split. Default 3 attempts, 100 ms apart at first. */
   retry?: IsolateOptions;
 }
@@ -72,12 +77,12 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
   const { bus, codec, log, metrics } = opts.platform;
   const m = stageMetrics(metrics);
   const stageLog = log.child({ stage: opts.name });
-  /** One partition batch: decode, dead-letter what fails validation, handle the rest. */
-  const handleBatch = async (batch: Batch): Promise<void> => {
+  /** Decodes and validates messages: the valid ones answered, the others dead-lettered with the reason. */
+  const decode = async (messages: ConsumedMessage[]): Promise<Decoded<T>[]> => {
     const valid: Decoded<T>[] = [];
     const rejected: Rejected[] = [];
     const breathe = breather(16);
-    for (const message of batch.messages) {
+    for (const message of messages) {
       // Awaited only when it yields: an await on every record costs a promise and a microtask each.
       const pause = breathe();
       if (pause) await pause;
@@ -102,14 +107,45 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
       m.deadLettered.inc({ stage: opts.name }, rejected.length);
       stageLog.warn({ count: rejected.length, first: rejected[0]!.reason }, 'messages dead-lettered');
     }
-    if (valid.length > 0) {
-      const failed = await handleIsolating(valid, (records) => opts.handle(records, batch), opts.retry ?? DEFAULT_RETRY);
-      if (failed.length > 0) {
-        await deadLetter(bus, opts.topic, failed.map((f) => ({ message: f.record.message, reason: f.reason })));
-        m.deadLettered.inc({ stage: opts.name }, failed.length);
-        stageLog.error({ count: failed.length, first: failed[0]!.reason, offset: failed[0]!.record.message.offset, partition: batch.partition }, 'messages the handler kept failing on dead-lettered');
-      }
+    return valid;
+  };
+  /** Hands valid records to `handle`; those it keeps failing on alone go to the dead-letter topic. */
+  const handleValid = async (valid: Decoded<T>[], batch: Batch): Promise<void> => {
+    if (valid.length === 0) return;
+    const failed = await handleIsolating(valid, (records) => opts.handle(records, batch), opts.retry ?? DEFAULT_RETRY);
+    if (failed.length > 0) {
+      await deadLetter(bus, opts.topic, failed.map((f) => ({ message: f.record.message, reason: f.reason })));
+      m.deadLettered.inc({ stage: opts.name }, failed.length);
+      stageLog.error({ count: failed.length, first: failed[0]!.reason, offset: failed[0]!.record.message.offset, partition: batch.partition }, 'messages the handler kept failing on dead-lettered');
     }
+  };
+  /**
+   * One partition batch, in parts of `partSize` messages (all of it when unset): a part is decoded
+   * while the one before it is handled, and handled once that one is done, so parts reach `handle`
+   * in order, one at a time. The batch commits after its last part.
+   */
+  const handleBatch = async (batch: Batch): Promise<void> => {
+    const size = opts.partSize ?? batch.messages.length;
+    /** The part being handled, settled to its failure (held until awaited, so never unhandled) or to nothing. */
+    let handling: Promise<{ error: unknown } | undefined> = Promise.resolve(undefined);
+    const settle = async (): Promise<void> => {
+      const failed = await handling;
+      if (failed) throw failed.error;
+    };
+    try {
+      for (let from = 0; from < batch.messages.length; from += size) {
+        const valid = await decode(batch.messages.slice(from, from + size));
+        await settle();
+        handling = handleValid(valid, batch).then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        );
+      }
+    } finally {
+      // A part still being handled when decoding fails is waited for: the batch is delivered again only once nothing of it runs.
+      await handling;
+    }
+    await settle();
     m.processed.inc({ stage: opts.name }, batch.messages.length);
     const last = batch.messages.at(-1);
     if (last) m.lag.set({ stage: opts.name, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(last.offset) - 1));

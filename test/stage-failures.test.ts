@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEmbeddedBus } from '../infra/bus/embedded/index.js';
 import { createKafkaBus } from '../infra/bus/kafka/index.js';
 import { DLQ_REASON_HEADER, dlqTopic, type Bus } from '../infra/bus/types.js';
@@ -107,6 +107,55 @@ function stageSuite(name: string, openBus: () => Promise<Bus>) {
         const ofKey = handled.filter((s) => s % 6 === k);
         expect(ofKey).toEqual([...ofKey].sort((a, b) => a - b));
       }
+    });
+
+    it('hands a batch over in parts, in order and one at a time, the next part decoded while one is handled; a failed part commits nothing of the batch', async () => {
+      const bus = await openBus();
+      stops.push({ stop: () => bus.close() });
+      const topic = uniqueName('stage-parts');
+      await bus.ensureTopics([{ topic, partitions: 1 }, { topic: dlqTopic(topic), partitions: 1 }]);
+      // Sent before the stage starts: one batch of seven.
+      await bus.send(topic, Array.from({ length: 7 }, (_, seq) => jsonMessage('k', { seq })));
+      const platform = { bus, codec: createCodec(), log, metrics: new Registry() } as unknown as Platform;
+      const decoded: number[] = [];
+      const parts: number[][] = [];
+      let handling = false;
+      let overlapped = false;
+      let failPart = true;
+      const name = uniqueName('parts');
+      const stage = await startStage({
+        platform,
+        name,
+        topic,
+        partSize: 3,
+        retry: fast,
+        schema: z.object({ seq: z.number() }).transform((v) => {
+          decoded.push(v.seq);
+          return v;
+        }),
+        async handle(records) {
+          overlapped ||= handling;
+          handling = true;
+          try {
+            const seqs = records.map((r) => r.value.seq);
+            parts.push(seqs);
+            // The second part is decoded after the first reached the handler, while it is handled.
+            if (seqs[0] === 0) expect(decoded.slice(decoded.lastIndexOf(0))).toEqual([0, 1, 2]);
+            if (seqs[0] === 0) await vi.waitFor(() => expect(decoded.slice(decoded.lastIndexOf(0))).toContain(3), { timeout: 5_000, interval: 5 });
+            if (seqs[0] === 3 && failPart) {
+              failPart = false;
+              throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+            }
+          } finally {
+            handling = false;
+          }
+        },
+      });
+      stops.unshift(stage);
+      await vi.waitFor(async () => expect(await bus.lag(`weir.${name}`, topic)).toEqual([{ partition: 0, lag: 0 }]), { timeout: 60_000, interval: 50 });
+      // The failed second part left the batch uncommitted: delivered again from its first record.
+      expect(parts).toEqual([[0, 1, 2], [3, 4, 5], [0, 1, 2], [3, 4, 5], [6]]);
+      expect(overlapped).toBe(false);
     });
   });
 }
