@@ -1,13 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
-import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
 import { fmt, median, runPair, type Beside } from '../harness.js';
-import { startOwnBroker } from '../support/kafka-broker.js';
+import { withFilledBroker } from './filled-broker.js';
 import { streamsSide, STREAM_THREADS, type IdCheck } from './streams-side.js';
-import { configureWeir, weirSide, type WeirContext, type WeirStore } from './weir-side.js';
-import { ENTITIES, EVENTS, fillTopic, PARTITIONS, SPREAD_HOURS } from './workload.js';
+import { weirSide, type WeirStore } from './weir-side.js';
 
 
 /**
@@ -20,30 +14,8 @@ export async function countersPair(store: WeirStore, ids: IdCheck = 'partition')
   const run = Date.now().toString(36);
   const notes: string[] = [];
   const beside: Beside[] = [];
-  const broker = await startOwnBroker();
-  const admin = new Kafka({ clientId: 'peers-admin', brokers: broker.brokers, logLevel: logLevel.ERROR }).admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({ topics: [{ topic: EVENTS_TOPIC, numPartitions: PARTITIONS }], waitForLeaders: true });
-    let filledAt = 0;
+  await withFilledBroker(notes, async ({ broker, admin, ctx }) => {
     const weirRates: number[] = [];
-    const ctx: WeirContext = {
-      admin,
-      brokers: broker.brokers,
-      brokerPid: broker.pid,
-      chdbPath: await mkdtemp(path.join(os.tmpdir(), 'peers-chdb-')),
-      dataDir: () => mkdtemp(path.join(os.tmpdir(), 'peers-weir-')),
-      filledAt: () => filledAt,
-      notes,
-      ceilings: [],
-    };
-    await configureWeir(ctx);
-    const fillStarted = performance.now();
-    filledAt = Date.now();
-    await fillTopic(broker.brokers, filledAt);
-    const resized = process.env.WEIR_PEERS_COUNTERS_EVENTS || process.env.WEIR_PEERS_COUNTERS_ENTITIES ? ` (this run's size set by WEIR_PEERS_COUNTERS_EVENTS=${EVENTS} WEIR_PEERS_COUNTERS_ENTITIES=${ENTITIES}; the default is 500,000 over 50,000)` : '';
-    notes.push(`Workload: ${fmt(EVENTS)} events over ${fmt(ENTITIES)} entities${resized}, ${SPREAD_HOURS === 0 ? 'every occurred_at at the present time' : `occurred_at spread over the ${SPREAD_HOURS} hours before the fill`}, unique ids, JSON as Weir's intake writes them, keyed <org>:<entity>, in ${PARTITIONS} partitions of a broker of the pair's own (infra/scripts/kafka.sh, 512 MiB heap); filled in ${((performance.now() - fillStarted) / 1000).toFixed(0)} s.`);
-
     const weir = weirSide(ctx, store);
     const id = `counters${store === 'redis' ? '' : '-lmdb'}${ids === 'partition' ? '' : '-ids'}`;
     await runPair({
@@ -67,7 +39,7 @@ export async function countersPair(store: WeirStore, ids: IdCheck = 'partition')
           beside.push({ name: 'Weir / its store alone, median of the rounds (goal of the counters work: ≥ 0.7×)', value: median(weirRates.map((r, i) => r / ctx.ceilings[i]!)), unit: '×' });
         },
       },
-      peer: streamsSide({ admin, brokers: broker.brokers, brokerPid: broker.pid, filledAt: () => filledAt, notes, run }, ids),
+      peer: streamsSide({ admin, brokers: broker.brokers, brokerPid: broker.pid, filledAt: ctx.filledAt, notes, run }, ids),
       commands: [
         `npm run bench:peers -- ${id}`,
         '# or alone:',
@@ -91,8 +63,5 @@ export async function countersPair(store: WeirStore, ids: IdCheck = 'partition')
       notes,
       beside,
     });
-  } finally {
-    await admin.disconnect();
-    await broker.stop();
-  }
+  });
 }

@@ -12,7 +12,7 @@ import { spawnBenchServer } from '../../bench-server.js';
 import { EVENTS_TOPIC } from '../../../pipelines/counters/apply-events.js';
 import { startRedisServer } from '../../../test/support/redis-server.js';
 import { fmt, type Side } from '../harness.js';
-import { coreMicros, coreShares, processCpuMicros, redisCpuMicros, redisPid } from '../support/cpu.js';
+import { coreMicros, coreShares, idleShare, machineTimes, processCpuMicros, redisCpuMicros, redisPid } from '../support/cpu.js';
 import { killOnExit } from '../support/kill-on-exit.js';
 import { waitDrained } from './drain.js';
 import { storeCeiling } from './store-ceiling.js';
@@ -50,8 +50,8 @@ const env = (ctx: WeirContext, dataDir: string, redisUrl: string | undefined): R
 
 const released = new WeakMap<import('node:child_process').ChildProcess, () => void>();
 /** A Weir process of the pair, killed if the pair's process exits before stopping it. */
-async function spawnWeir(env: Record<string, string>) {
-  const started = await spawnBenchServer(weirProcess, env);
+async function spawnWeir(env: Record<string, string>, processUrl = weirProcess) {
+  const started = await spawnBenchServer(processUrl, env);
   released.set(started.child, killOnExit(started.child));
   return started;
 }
@@ -104,7 +104,11 @@ function troubleCounter(child: import('node:child_process').ChildProcess): { fai
   return counts;
 }
 
-export function weirSide(ctx: WeirContext, store: WeirStore): Side {
+/**
+ * `processUrl`: the Weir process to run, by default this checkout's (bench/peers/counters-checkouts.ts
+ * runs other checkouts' beside it).
+ */
+export function weirSide(ctx: WeirContext, store: WeirStore, processUrl = weirProcess): Side {
   return {
     name: store === 'redis' ? 'Weir on Kafka + Redis (counters service, Redis AOF everysec, default timeouts)' : 'Weir on Kafka + LMDB (counters service, the embedded default window store)',
     async run(round) {
@@ -114,7 +118,7 @@ export function weirSide(ctx: WeirContext, store: WeirStore): Side {
         await ctx.admin.resetOffsets({ groupId: GROUP, topic: EVENTS_TOPIC, earliest: true });
         const startedAt = performance.now();
         // A fresh DATA_DIR a round: on LMDB, a fresh store, so every event id is new as on a fresh Redis.
-        const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis?.url));
+        const { url, child } = await spawnWeir(env(ctx, await ctx.dataDir(), redis?.url), processUrl);
         const trouble = troubleCounter(child);
         const redisServerPid = redis ? await redisPid(redis.url) : undefined;
         const cpu = async () => ({
@@ -124,6 +128,7 @@ export function weirSide(ctx: WeirContext, store: WeirStore): Side {
           broker: await processCpuMicros(ctx.brokerPid),
           weirCore: await coreMicros(child.pid!),
           redisCore: redisServerPid ? await coreMicros(redisServerPid) : undefined,
+          machine: await machineTimes(),
         });
         let atFirst: Awaited<ReturnType<typeof cpu>> | undefined;
         try {
@@ -135,7 +140,7 @@ export function weirSide(ctx: WeirContext, store: WeirStore): Side {
           const redisCores = atFirst!.redisCore && atEnd.redisCore ? coreShares(atFirst!.redisCore, atEnd.redisCore, wallUs) : undefined;
           const wrong = mismatches(await readSample(url), ctx.filledAt());
           ctx.notes.push(
-            `Weir${redis ? '' : ' on LMDB'} round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${redis ? `${per('redis')} µs Redis, ` : ''}${per('broker')} µs broker; share of the span on a core / waiting for one: Weir's main thread ${weirCores.main}, all its threads ${weirCores.all}${redisCores ? `, Redis's main thread ${redisCores.main}` : ''}; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
+            `Weir${redis ? '' : ' on LMDB'} round ${round + 1}: ${fmt(drain.rate)} events/s from the group Stable to the last commit (${fmt(EVENTS)} events); Stable ${(drain.startupMs / 1000).toFixed(1)} s after spawn, all settled ${(drain.totalMs / 1000).toFixed(1)} s after; CPU per event ${per('weir')} µs Weir, ${redis ? `${per('redis')} µs Redis, ` : ''}${per('broker')} µs broker; share of the span on a core / waiting for one: Weir's main thread ${weirCores.main}, all its threads ${weirCores.all}${redisCores ? `, Redis's main thread ${redisCores.main}` : ''}; the machine's cores idle ${idleShare(atFirst!.machine, atEnd.machine)}; ${trouble.failedBatches} failed batches (retried), ${trouble.restarts} consumer restarts; ${wrong.length === 0 ? `the ${sampleEntities().length} sampled entities read exactly their true values` : `WRONG VALUES: ${wrong.join('; ')}`}.`,
           );
           await stop(child);
           if (redis) {

@@ -66,3 +66,18 @@ export function coreShares(a: CoreTime, b: CoreTime, wallUs: number): { main: st
   const pct = (x: number): string => `${Math.round((100 * x) / wallUs)} %`;
   return { main: `${pct(b.mainRun - a.mainRun)} / ${pct(b.mainWait - a.mainWait)}`, all: `${pct(b.run - a.run)} / ${pct(b.wait - a.wait)}` };
 }
+
+/** The machine's CPU time (clock ticks over all cores) idle and in all, from /proc/stat. */
+export interface MachineTimes {
+  idle: number;
+  total: number;
+}
+
+export async function machineTimes(): Promise<MachineTimes> {
+  const ticks = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  // user nice system idle iowait irq softirq steal: idle and iowait are the cores' unused time.
+  return { idle: ticks[3]! + ticks[4]!, total: ticks.reduce((a, b) => a + b, 0) };
+}
+
+/** The share of the machine's cores idle between two reads of machineTimes, `N %`. */
+export const idleShare = (a: MachineTimes, b: MachineTimes): string => `${Math.round((100 * (b.idle - a.idle)) / Math.max(1, b.total - a.total))} %`;
