@@ -28,6 +28,7 @@ export const SECTION_ORDER = [
   'counters-apply-frame',
   'counters-redis-floor',
   'counters-redis-ids',
+  'counters-checkouts',
   'redis-known',
   'counters-lmdb-cpu',
   'counters-lmdb-records',
