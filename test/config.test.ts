@@ -10,6 +10,7 @@ describe('configuration from the environment', () => {
     expect(c.REDIS_URL).toBeUndefined();
     expect(c.CLICKHOUSE_URL).toBeUndefined();
     expect(c.API_KEYS).toEqual([]);
+    expect(c.KAFKA_COUNTER_MEMBERS).toBe(3);
   });
 
   it('parses API_KEYS entries with an optional plan', () => {
@@ -57,6 +58,8 @@ describe('configuration from the environment', () => {
     ['PORT', '70000', /PORT/],
     ['KAFKA_BROKERS', 'localhost', /KAFKA_BROKERS.*host:port/],
     ['KAFKA_NAMESPACE', 'staging.eu', /KAFKA_NAMESPACE.*letters, digits, _ or -/],
+    ['KAFKA_COUNTER_MEMBERS', '0', /KAFKA_COUNTER_MEMBERS.*positive integer/],
+    ['KAFKA_COUNTER_MEMBERS', '65', /KAFKA_COUNTER_MEMBERS.*at most 64/],
     ['REDIS_URL', 'not a url', /REDIS_URL/],
     ['REDIS_URL', 'redis://a:6379,b:6379', /REDIS_URL.*several nodes need redis\+cluster/],
     ['REDIS_URL', 'redis+cluster://a:7000,b:port', /REDIS_URL.*node "b:port" must be host:port/],
