@@ -7,6 +7,7 @@ import type { Stoppable } from '../infra/lifecycle.js';
 import { describeZodError } from '../schemas/zod-error.js';
 import { CodecError } from '../infra/codec/types.js';
 import { breather } from '../infra/breather.js';
+import { oneInFlight } from '../infra/one-in-flight.js';
 import { handleIsolating, type IsolateOptions } from './handler-failures.js';
 
 export interface Decoded<T> {
@@ -126,26 +127,17 @@ export async function startStage<T>(opts: StageOptions<T>): Promise<Stoppable> {
    */
   const handleBatch = async (batch: Batch): Promise<void> => {
     const size = opts.partSize ?? batch.messages.length;
-    /** The part being handled, settled to its failure (held until awaited, so never unhandled) or to nothing. */
-    let handling: Promise<{ error: unknown } | undefined> = Promise.resolve(undefined);
-    const settle = async (): Promise<void> => {
-      const failed = await handling;
-      if (failed) throw failed.error;
-    };
+    const parts = oneInFlight();
     try {
       for (let from = 0; from < batch.messages.length; from += size) {
         const valid = await decode(batch.messages.slice(from, from + size));
-        await settle();
-        handling = handleValid(valid, batch).then(
-          () => undefined,
-          (error: unknown) => ({ error }),
-        );
+        await parts.start(() => handleValid(valid, batch));
       }
     } finally {
       // A part still being handled when decoding fails is waited for: the batch is delivered again only once nothing of it runs.
-      await handling;
+      await parts.idle();
     }
-    await settle();
+    await parts.settle();
     m.processed.inc({ stage: opts.name }, batch.messages.length);
     const last = batch.messages.at(-1);
     if (last) m.lag.set({ stage: opts.name, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(last.offset) - 1));

@@ -1,5 +1,6 @@
 import type { Platform } from '../../infra/platform.js';
 import { breather } from '../../infra/breather.js';
+import { oneInFlight } from '../../infra/one-in-flight.js';
 import { deadLetter, type Rejected } from '../dead-letter.js';
 import type { ApplyRequest } from '../../infra/windows/types.js';
 import type { TopicEvent } from '../../schemas/http/counters.js';
@@ -125,22 +126,13 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
     let slice = emptySlice();
     // The batch's partition, so that the store can tell a redelivery from a new event (ApplySource).
     const from = records[0]?.message;
-    /** The slice in flight, settled to its failure (held until awaited, so never unhandled) or to nothing. */
-    let inFlight: Promise<{ error: unknown } | undefined> = Promise.resolve(undefined);
-    const settle = async (): Promise<void> => {
-      const failed = await inFlight;
-      if (failed) throw failed.error;
-    };
-    const send = async (s: Slice): Promise<void> => {
-      await settle();
-      inFlight = windows.apply(s.requests, from?.topic === undefined ? undefined : { source: { topic: from.topic, partition: from.partition, offsets: s.offsets } }).then(
-        (applied) => {
-          for (const w of s.watched) if (applied[w.at]) crossing.push(w.applied);
-          return undefined;
-        },
-        (error: unknown) => ({ error }),
-      );
-    };
+    /** One slice applied at a time, the next planned meanwhile. */
+    const slices = oneInFlight();
+    const send = (s: Slice): Promise<void> =>
+      slices.start(async () => {
+        const applied = await windows.apply(s.requests, from?.topic === undefined ? undefined : { source: { topic: from.topic, partition: from.partition, offsets: s.offsets } });
+        for (const w of s.watched) if (applied[w.at]) crossing.push(w.applied);
+      });
     // A partition batch can hold thousands of events: planned in slices, requests served between.
     const breathe = breather(64);
     for (const { value: event, message } of records) {
@@ -170,7 +162,7 @@ export function createEventApplier(deps: { platform: Platform; configs: Pick<Con
       }
     }
     if (slice.requests.length > 0) await send(slice);
-    await settle();
+    await slices.settle();
     await rejectEvents(rejected);
     await Promise.all([
       ...changed.dirty(now).map(([org, entries]) => windows.schedule(org, DIRTY_QUEUE, entries)),
