@@ -7,6 +7,7 @@ import { claimBucket } from '../infra/windows/redis/claim-layout.js';
 import { parseRedisUrl } from '../infra/windows/redis/url.js';
 import type { RedisClient } from '../infra/windows/redis/client.js';
 import type { ApplyOptions, ApplyRequest, WindowStore } from '../infra/windows/types.js';
+import { hasRedisServer, startRedisServer } from './support/redis-server.js';
 
 /**
  * A consumer's apply on one Redis server (redis/plain-claims.ts): ids claimed by plain commands
@@ -241,5 +242,27 @@ describe('redis window store: a consumer apply claims ids without a script', () 
       expect(await readCount(store, 'u1')).toBe(1);
       expect(await readCount(store, 'u2')).toBe(1);
     });
+  });
+
+  it.runIf(hasRedisServer())('fails an apply Redis stops answering with every command of it handled, the earlier layout searched too (no unhandled rejection)', async () => {
+    const server = await startRedisServer();
+    const store = createRedisWindowStore({ url: server.url, keyPrefix: 'hung:', commandTimeoutMs: 200 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): number => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      // An id in today's layout, and a first claim that records it: the claims below search that layout too.
+      expect(await store.apply([count('u1', 'old')])).toEqual([true]);
+      expect(await store.apply([count('u2', 'old')], from(0, [1]))).toEqual([false]);
+      server.pause();
+      await expect(store.apply([count('u3', 'a'), count('u4', 'b')], from(0, [2, 3]))).rejects.toThrow(/timed out/);
+      // Past every command's timeout: a rejection nobody awaited would have been reported by now.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await server.kill();
+      await store.close();
+    }
   });
 });

@@ -218,8 +218,10 @@ export function createPlainApply(deps: PlainApplyDeps) {
       for (const chunk of chunkBySize(ids, () => 1, deps.idChunk)) oldCalls.push({ ids: chunk, answer: redis.weirWindowOldApplied(grid.route, ...grid.args, ...chunk.map((c) => c.digest)) });
     }
     let answers: unknown[];
+    let oldApplied: number[][];
     try {
-      answers = await limit.run(sent.length, () => sendFramed(redis, frame.view(), commands));
+      // Awaited together: when one fails, the others' failures (the same outage) are not left unhandled.
+      [answers, oldApplied] = await Promise.all([limit.run(sent.length, () => sendFramed(redis, frame.view(), commands)), Promise.all(oldCalls.map((c) => c.answer))]);
     } catch (err) {
       for (const e of expiring) e.claims.expiring[e.bucket] = 0;
       throw err;
@@ -243,10 +245,7 @@ export function createPlainApply(deps: PlainApplyDeps) {
         state[s.i] = claimPlace(holders[k] as string, 0) === placeOf(s.i) ? MINE : TAKEN;
       });
     }
-    for (const call of oldCalls) {
-      const applied = await call.answer;
-      call.ids.forEach((c, k) => applied[k] === 1 && (state[c.i] = TAKEN));
-    }
+    oldCalls.forEach((call, n) => call.ids.forEach((c, k) => oldApplied[n]![k] === 1 && (state[c.i] = TAKEN)));
     return state;
   }
 
